@@ -1,0 +1,29 @@
+# The README's two commands: `make app` and `make test`. Both work offline from a fresh clone.
+export HF_HUB_OFFLINE := 1
+export HF_HUB_DISABLE_PROGRESS_BARS := 1
+export TOKENIZERS_PARALLELISM := false
+PORT ?= 8501
+
+.PHONY: app test setup setup-dev lint eval bench
+
+setup:
+	bash scripts/setup.sh app
+
+setup-dev:
+	bash scripts/setup.sh dev
+
+app: setup  ## set up, then start the dashboard on the demo campaign
+	.venv/bin/python -m streamlit run streamlit_app.py --server.port $(PORT) --server.headless true
+
+test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real browser)
+	.venv/bin/python -m pytest -q
+
+lint: setup-dev
+	.venv/bin/ruff check .
+
+eval: setup  ## retrieval quality on the shared dev sets → docs/EVALUATION.md inputs
+	.venv/bin/python -m rag eval --notes ../shared/data/crd3-notes --questions ../shared/data/crd3-questions.jsonl --json docs/eval/crd3.json
+	.venv/bin/python -m rag eval --notes ../shared/data/fairytaleqa/val --story-dirs --questions ../shared/data/fairytaleqa-val.jsonl --json docs/eval/fairytaleqa-val.json
+
+bench: setup
+	.venv/bin/python -m rag bench ingest --notes ../shared/data/crd3-notes

@@ -1,0 +1,122 @@
+"""``python -m rag <command>``: one command per stage, each usable on any folder without editing files.
+
+User errors (``rag.errors``) print one line and exit 1; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rag.config import Config, load_config
+from rag.errors import ChroniclerError
+from rag.models import Filters
+
+
+def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
+    if notes:
+        p.add_argument("--notes", help="notes folder (default: notes_dir from config)")
+    p.add_argument("--campaign", help="campaign name (one collection each)")
+    p.add_argument("--config", help="extra YAML config layered over configs/base.yaml and local.yaml")
+    p.add_argument("--data", help="folder for the embedded store and runs (default: data/)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="any config value, e.g. --set retrieval.mode=hybrid (repeatable)")
+
+
+def _search_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("question")
+    p.add_argument("-k", type=int, help="how many passages")
+    p.add_argument("--mode", choices=["dense", "keyword", "hybrid"])
+    p.add_argument("--session-max", type=float, help="as of session N: nothing from later sessions")
+    p.add_argument("--session-min", type=float)
+    p.add_argument("--source", action="append", default=[], help="only this file (repeatable)")
+    p.add_argument("--entity", action="append", default=[], help="only chunks that mention this (repeatable)")
+    p.add_argument("--track", action="store_true", help="record the run under runs/")
+    p.add_argument("--json", action="store_true", help="print the hits as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rag", description="Chronicler: ask your campaign notes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("preprocess", help="parse and chunk notes; print what would be indexed")
+    _common(p)
+    p.add_argument("--json", action="store_true", help="print every chunk as JSON lines")
+
+    p = sub.add_parser("index", help="sync a notes folder into its campaign (only changed chunks are embedded)")
+    _common(p)
+
+    p = sub.add_parser("search", help="find the passages for a question")
+    _common(p, notes=False)
+    _search_flags(p)
+
+    p = sub.add_parser("run", help="search and record the run (answers arrive with the answerer)")
+    _common(p, notes=False)
+    _search_flags(p)
+
+    p = sub.add_parser("eval", help="score retrieval on a question file (shared/data/README.md format)")
+    _common(p)
+    p.add_argument("--questions", required=True, help="JSON Lines question file")
+    p.add_argument("--k", default="1,3,5,10", help="cut-offs, e.g. 1,3,5,10")
+    p.add_argument("--story-dirs", action="store_true", help="each sub-folder of --notes is its own corpus")
+    p.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
+
+    p = sub.add_parser("bench", help="measure speed; writes docs/BENCHMARKS.md sections")
+    _common(p)
+    p.add_argument("what", choices=["ingest"])
+    p.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
+
+    p = sub.add_parser("campaigns", help="list indexed campaigns and their chunk counts")
+    _common(p, notes=False)
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    overrides: dict = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ChroniclerError(f"--set needs KEY=VALUE, got '{item}'.")
+        import yaml
+
+        overrides[key.strip()] = yaml.safe_load(value) if value else ""
+    if args.campaign:
+        overrides["campaign"] = args.campaign
+    if args.data:
+        overrides["data_dir"] = str(Path(args.data).resolve())
+    if getattr(args, "notes", None):
+        overrides["notes_dir"] = str(Path(args.notes).resolve())
+    return load_config(args.config, overrides)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = config_from_args(args)
+        from rag import commands
+
+        return getattr(commands, f"cmd_{args.command}")(config, args)
+    except ChroniclerError as err:
+        print(f"error: {err.one_line()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to finish (nothing is lost)", file=sys.stderr)
+        return 130
+
+
+def filters_from_args(args: argparse.Namespace) -> Filters:
+    try:
+        return Filters(
+            session_min=args.session_min,
+            session_max=args.session_max,
+            sources=tuple(args.source),
+            entities=tuple(args.entity),
+        )
+    except ValueError as err:
+        raise ChroniclerError(str(err)) from None
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))

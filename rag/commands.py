@@ -1,0 +1,157 @@
+"""The CLI's commands. Each takes the merged Config and the parsed flags and returns an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from rag.cli import filters_from_args, print_json
+from rag.config import Config
+from rag.errors import ChroniclerError
+from rag.pipeline import Pipeline
+
+
+def progress_bar(label: str):
+    """A one-line text progress bar on stderr (chunks embedded / total)."""
+    state = {"last": -1.0}
+    interactive = sys.stderr.isatty()
+
+    def update(done: int, total: int) -> None:
+        if total <= 0:
+            return
+        now = time.monotonic()
+        if done < total and now - state["last"] < (0.2 if interactive else 5):
+            return
+        state["last"] = now
+        width = 30
+        filled = int(width * done / total)
+        line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+        print(("\r" if interactive else "") + line, end="" if interactive and done < total else "\n",
+              file=sys.stderr, flush=True)
+
+    return update
+
+
+def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
+    from rag.indexing import prepare_chunks
+
+    notes_dir = config.resolve(config.notes_dir)
+    chunks, skipped, notes = prepare_chunks(config, notes_dir, config.campaign)
+    if args.json:
+        for c in chunks:
+            print(json.dumps(c.payload(), ensure_ascii=False))
+        return 0
+    sessions = sorted({c.session for c in chunks if c.session is not None})
+    kinds = Counter(n.kind for n in notes)
+    print(f"{len(notes)} notes, {len(chunks)} chunks from {notes_dir}")
+    print(f"sessions: {len(sessions)}" + (f" ({sessions[0]}–{sessions[-1]})" if sessions else ""))
+    print("kinds: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    entities = Counter(e for c in chunks for e in c.entities)
+    print(f"entities: {len(entities)}; most mentioned: " + ", ".join(e for e, _ in entities.most_common(8)))
+    for n in notes:
+        for w in n.warnings:
+            print(f"warning: {n.source}: {w}")
+    for s in skipped:
+        print(f"skipped: {s.source}: {s.reason}")
+    return 0
+
+
+def cmd_index(config: Config, args: argparse.Namespace) -> int:
+    pipeline = Pipeline(config)
+    try:
+        print(f"Loading the embedding model and the store for campaign '{config.campaign}'…", file=sys.stderr)
+        _ = pipeline.embedder, pipeline.store
+        report = pipeline.index(progress=progress_bar("embedding"))
+    finally:
+        pipeline.close()
+    for f in report.per_file:
+        if f.status == "skipped" or f.reason:
+            print(f"{f.status}: {f.source}: {f.reason}")
+    print(report.summary() + f" (embedded {report.embedded} in {report.embed_seconds:.1f} s)")
+    return 0
+
+
+def _hits_table(hits) -> str:
+    rows = [("rank", "score", "session", "name", "first line")]
+    for h in hits:
+        first = h.chunk.text.splitlines()[0] if h.chunk.text else ""
+        session = "" if h.chunk.session is None else f"{h.chunk.session:g}"
+        rows.append((str(h.rank), f"{h.score:.3f}", session, h.chunk.name, first[:70]))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows)
+
+
+def cmd_search(config: Config, args: argparse.Namespace) -> int:
+    pipeline = Pipeline(config)
+    try:
+        result = pipeline.retrieve(args.question, k=args.k, filters=filters_from_args(args), mode=args.mode)
+    finally:
+        pipeline.close()
+    if args.track or config.tracking.enabled:
+        from rag.tracking import record_run
+
+        folder = record_run(config, args.question, {
+            "hits.json": [h.as_dict() for h in result.candidates],
+            "timings.json": result.timings,
+        })
+        print(f"run recorded in {folder}", file=sys.stderr)
+    if args.json:
+        print_json({"question": result.question, "mode": result.mode, "hits": [h.as_dict() for h in result.hits]})
+    elif not result.hits:
+        print("No passages matched.")
+    else:
+        print(_hits_table(result.hits))
+    return 0
+
+
+def cmd_run(config: Config, args: argparse.Namespace) -> int:
+    args.track = True
+    return cmd_search(config, args)
+
+
+def cmd_campaigns(config: Config, args: argparse.Namespace) -> int:
+    pipeline = Pipeline(config)
+    try:
+        found = pipeline.campaigns()
+    finally:
+        pipeline.close()
+    if not found:
+        print("No campaigns indexed yet. Run: python -m rag index --notes DIR --campaign NAME")
+    for name, count in found.items():
+        print(f"{name}\t{count} chunks")
+    return 0
+
+
+def cmd_eval(config: Config, args: argparse.Namespace) -> int:
+    from rag.evaluation import format_table, run_eval
+
+    try:
+        ks = [int(k) for k in args.k.split(",") if k.strip()]
+    except ValueError:
+        raise ChroniclerError(f"--k takes whole numbers separated by commas, got '{args.k}'.") from None
+    if not ks or min(ks) < 1:
+        raise ChroniclerError("--k needs at least one cut-off of 1 or more.")
+    pipeline = Pipeline(config)
+    try:
+        result = run_eval(
+            config, config.resolve(config.notes_dir), args.questions, pipeline.embedder, pipeline.store,
+            ks=ks, story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr),
+        )
+    finally:
+        pipeline.close()
+    print(format_table(result))
+    if args.json_out:
+        Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json_out).write_text(json.dumps(result, indent=2), encoding="utf-8")
+        print(f"wrote {args.json_out}", file=sys.stderr)
+    return 0
+
+
+def cmd_bench(config: Config, args: argparse.Namespace) -> int:
+    from rag import bench
+
+    return bench.run(config, args)

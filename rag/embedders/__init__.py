@@ -1,0 +1,48 @@
+"""Embedders turn texts into normalised vectors. Backends: ``local``, ``openai``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rag import registry
+from rag.config import EmbeddingConfig
+
+
+class Embedder(ABC):
+    """One method to implement. ``name`` goes into every chunk's hash: a new model re-embeds."""
+
+    name: str = "embedder"
+    dim: int = 0
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of L2-normalised vectors."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_batch([text])[0]
+
+    def embed_all(
+        self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        """Embed in batches, reporting (done, total) after each so a progress bar can move."""
+        out = []
+        for start in range(0, len(texts), batch_size):
+            out.append(self.embed_batch(texts[start : start + batch_size]))
+            if progress:
+                progress(min(start + batch_size, len(texts)), len(texts))
+        if not out:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack(out).astype(np.float32, copy=False)
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def get_embedder(config: EmbeddingConfig) -> Embedder:
+    return registry.create("embedders", config.backend, config)

@@ -1,0 +1,51 @@
+"""The few errors a user can see.
+
+Pages show them with ``st.error``, the CLI prints one line and exits 1, tests let them raise.
+Anything else that escapes is a bug, not a user error.
+"""
+
+
+class ChroniclerError(Exception):
+    """Base class: ``str(err)`` is a complete sentence a player can act on."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        if hint:
+            self.hint = hint
+
+    def one_line(self) -> str:
+        text = str(self)
+        return f"{text} {self.hint}".strip() if self.hint else text
+
+
+class ConfigError(ChroniclerError):
+    """A config key or value is wrong; the message names the key."""
+
+
+class NotesError(ChroniclerError):
+    """The notes folder or a file in it cannot be used at all."""
+
+
+class StoreLockedError(ChroniclerError):
+    """The embedded store folder is held by another process (usually the running app)."""
+
+    hint = (
+        "Stop the app (or the other `python -m rag` command) first, "
+        "or point `store.url` at a Qdrant server so several programs can share it."
+    )
+
+
+class StoreError(ChroniclerError):
+    """The vector store cannot be reached or refused an operation."""
+
+
+class ModelUnavailableError(ChroniclerError):
+    """A configured model (embedder, reranker, LLM) is missing or cannot be loaded."""
+
+
+class CampaignNotFoundError(ChroniclerError):
+    """The campaign has not been indexed yet."""
+
+    hint = "Index it first: `python -m rag index --notes DIR --campaign NAME` or the Ingest page."

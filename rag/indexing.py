@@ -1,0 +1,143 @@
+"""Incremental sync of a notes folder into its campaign's collection.
+
+Chunk ids are derived from campaign + source + position, and each point stores a hash of its content
+and of the embedder's name. A run embeds only chunks whose hash changed, deletes points whose chunk no
+longer exists, and writes in batches: a crash mid-run leaves a state the next run completes, with no
+duplicates (ids are stable) and nothing missing (missing points have no stored hash, so they are redone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag.chunking import chunk_notes
+from rag.config import Config
+from rag.embedders import Embedder
+from rag.models import Chunk
+from rag.notes import Skipped, load_notes
+from rag.stores import Store
+
+Progress = Callable[[int, int], None]
+WRITE_BATCH = 128  # chunks embedded and written per step: the unit of crash-safety and progress
+
+
+@dataclass
+class FileReport:
+    source: str
+    status: str  # "added", "updated", "unchanged", "deleted", "skipped"
+    chunks: int = 0
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    reason: str = ""  # why a file was skipped, or its parse warnings
+
+
+@dataclass
+class IndexReport:
+    campaign: str
+    collection: str
+    files: int = 0
+    chunks: int = 0
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    recreated: bool = False
+    per_file: list[FileReport] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{self.files} files, {self.chunks} chunks: {self.added} added, {self.updated} updated, "
+            f"{self.deleted} deleted, {self.unchanged} unchanged; {len(self.skipped)} files skipped; "
+            f"{self.seconds:.1f} s"
+        )
+
+
+def stored_hash(chunk: Chunk, embedder: Embedder) -> str:
+    """Changes when the text, the metadata or the model changes: any of them needs a new point."""
+    return hashlib.sha256(f"{chunk.content_hash}\x1f{embedder.name}".encode()).hexdigest()[:32]
+
+
+def prepare_chunks(config: Config, notes_dir: str | Path, campaign: str) -> tuple[list[Chunk], list[Skipped], list]:
+    notes, skipped = load_notes(notes_dir, config.notes)
+    return chunk_notes(notes, campaign, config.chunking), skipped, notes
+
+
+def sync_campaign(
+    config: Config,
+    notes_dir: str | Path,
+    embedder: Embedder,
+    store: Store,
+    campaign: str | None = None,
+    progress: Progress | None = None,
+    write_batch: int = WRITE_BATCH,
+) -> IndexReport:
+    started = time.perf_counter()
+    campaign = campaign or config.campaign
+    collection = config.collection(campaign)
+    chunks, skipped, notes = prepare_chunks(config, notes_dir, campaign)
+    report = IndexReport(campaign=campaign, collection=collection, files=len(notes), chunks=len(chunks))
+    report.skipped = skipped
+
+    report.recreated = store.ensure_collection(collection, embedder.dim)
+    existing = store.stored_hashes(collection)
+    wanted = {c.id: stored_hash(c, embedder) for c in chunks}
+    todo = [c for c in chunks if existing.get(c.id) != wanted[c.id]]
+    stale = [pid for pid in existing if pid not in wanted]
+
+    if progress:
+        progress(0, len(todo))
+    for start in range(0, len(todo), write_batch):
+        batch = todo[start : start + write_batch]
+        t0 = time.perf_counter()
+        vectors = embedder.embed_batch([c.text for c in batch])
+        report.embed_seconds += time.perf_counter() - t0
+        store.upsert(collection, batch, vectors, [wanted[c.id] for c in batch])
+        report.embedded += len(batch)
+        if progress:
+            progress(report.embedded, len(todo))
+    stale_sources = Counter()
+    if stale:
+        stale_set = set(stale)
+        stale_sources = Counter(c.source for c in store.chunks(collection) if c.id in stale_set)
+        store.delete(collection, stale)
+
+    _fill_counts(report, chunks, todo, existing, stale_sources, notes)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Counter, notes) -> None:
+    added, updated = Counter(), Counter()
+    for c in todo:
+        (updated if c.id in existing else added)[c.source] += 1
+    per_source = Counter(c.source for c in chunks)
+    report.added, report.updated = sum(added.values()), sum(updated.values())
+    report.unchanged = len(chunks) - report.added - report.updated
+    report.deleted = sum(stale_sources.values())
+
+    for note in notes:
+        src, n = note.source, per_source.get(note.source, 0)
+        if n and added[src] == n:
+            status = "added"
+        elif added[src] or updated[src] or stale_sources[src]:
+            status = "updated"
+        else:
+            status = "unchanged"
+        reason = "; ".join(note.warnings) or ("" if n else "no text to index")
+        report.per_file.append(FileReport(src, status, n, added[src], updated[src], stale_sources[src], reason))
+    live = {n.source for n in notes}
+    for src, count in sorted(stale_sources.items()):
+        if src not in live:
+            report.per_file.append(FileReport(src, "deleted", 0, 0, 0, count, "no longer in the folder"))
+    for s in report.skipped:
+        report.per_file.append(FileReport(s.source, "skipped", reason=s.reason))

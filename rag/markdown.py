@@ -1,0 +1,160 @@
+"""Inline cleaning of Obsidian Markdown.
+
+The cleaned text is what gets embedded, keyword-searched and matched against evidence, so it must read
+like the note does in Obsidian's reading view: ``[[Pike Trickfoot|Pike]]`` becomes ``Pike`` (exactly the
+shown text, because evidence strings are copied from what players see), formatting marks disappear,
+comments and embeds vanish. The link targets are kept on the side as entities, so "who is Pike?" can
+still filter on the canonical page name.
+
+Link and code spans are swapped for private-use placeholders while the other rules run, so no
+emphasis or escape rule can ever alter the text a link shows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# One placeholder = \ue000 + index + \ue001. Private-use code points never occur in real notes.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+
+_COMMENTS = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
+_CODE = re.compile(r"(`+)(.+?)\1")
+_WIKI = re.compile(r"(!?)\[\[((?:[^\[\]\n]|\[(?!\[))*?)\]\]")
+_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_MD_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^)\n>]*)>?\s*\)")
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
+_BLOCK_ID = re.compile(r"(?:(?<=\s)|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
+_EMPHASIS = [  # order matters: ** before *, __ before _
+    re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"),
+    re.compile(r"==(?=\S)(.+?)(?<=\S)=="),
+    re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
+    re.compile(r"(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)"),
+    re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
+    re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"),
+]
+_SPACES = re.compile(r"[ \t\u00a0\r\f\v]+")
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a link's shown text sits in the cleaned text; ``page`` is None for a same-note link."""
+
+    start: int
+    end: int
+    page: str | None
+    shown: str
+
+
+def strip_comments(text: str) -> str:
+    """Drop ``%% … %%`` and ``<!-- … -->`` comments, also multi-line ones, keeping every newline.
+
+    The chunker reports original line numbers, so a comment over three lines must leave three lines.
+    """
+    return _COMMENTS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def page_name(target: str) -> str:
+    """``NPCs/Yorb.md#Looks`` → ``Yorb``: Obsidian resolves links by file name, so that is the entity."""
+    page = target.split("#", 1)[0].split("^", 1)[0].strip()
+    page = page.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if page.lower().endswith(".md"):
+        page = page[:-3].strip()
+    return page
+
+
+def clean(text: str) -> tuple[str, list[Link]]:
+    """Clean ``text`` (one line or several) and return the links with their spans in the result."""
+    slots: list[tuple[str, str | None]] = []  # (text to restore, page or None when not a link)
+    is_link: list[bool] = []
+
+    def hold(value: str, page: str | None = None, link: bool = False) -> str:
+        slots.append((value, page))
+        is_link.append(link)
+        return f"{_OPEN}{len(slots) - 1}{_CLOSE}"
+
+    text = text.replace("\r\n", "\n")
+    text = _COMMENTS.sub("", text)
+    text = _CODE.sub(lambda m: hold(m.group(2).strip()), text)
+
+    def wiki(m: re.Match) -> str:
+        if m.group(1):  # ![[embed]]: an image or transcluded note, not text of this one
+            return ""
+        inner = m.group(2).replace("\\|", "|")
+        target, _, alias = inner.partition("|")
+        page = page_name(target)
+        shown = alias.strip() or page or target.split("#", 1)[-1].strip()
+        if not shown:
+            return ""
+        return hold(shown, page or None, link=True)
+
+    text = _WIKI.sub(wiki, text)
+    text = _MD_IMAGE.sub("", text)
+
+    def md_link(m: re.Match) -> str:
+        shown, url = _strip_emphasis(m.group(1)).strip(), m.group(2).strip()
+        internal = "://" not in url and url.split("#", 1)[0].lower().endswith(".md")
+        page = page_name(url.replace("%20", " ")) if internal else None
+        return hold(shown, page, link=bool(page))
+
+    text = _MD_LINK.sub(md_link, text)
+    text = _AUTOLINK.sub(lambda m: hold(m.group(1)), text)
+    text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)
+    text = _HTML_TAG.sub(" ", text)
+    text = _FOOTNOTE_REF.sub("", text)
+    text = _BLOCK_ID.sub("", text)
+    text = _strip_emphasis(text)
+    text = "\n".join(_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return _restore(text, slots, is_link)
+
+
+def _strip_emphasis(text: str) -> str:
+    for pattern in _EMPHASIS:
+        text = pattern.sub(r"\1", text)
+    return text
+
+
+def _restore(text: str, slots: list[tuple[str, str | None]], is_link: list[bool]) -> tuple[str, list[Link]]:
+    """Put held spans back in one pass, recording where each link's shown text ends up."""
+    if not slots:
+        return text, []
+    out: list[str] = []
+    links: list[Link] = []
+    size = last = 0
+    for m in _PLACEHOLDER.finditer(text):
+        out.append(text[last : m.start()])
+        size += m.start() - last
+        value, page = slots[int(m.group(1))]
+        if is_link[int(m.group(1))]:
+            links.append(Link(size, size + len(value), page, value))
+        out.append(value)
+        size += len(value)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out), links
+
+
+def entities_of(links: list[Link]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Canonical page names in order of first use, and the (shown, page) pairs where they differ."""
+    entities: list[str] = []
+    aliases: list[tuple[str, str]] = []
+    for link in links:
+        if link.page is None:
+            continue
+        if link.page not in entities:
+            entities.append(link.page)
+        pair = (link.shown, link.page)
+        if link.shown != link.page and pair not in aliases:
+            aliases.append(pair)
+    return entities, aliases
+
+
+def clean_inline(text: str) -> tuple[str, list[str], list[tuple[str, str]]]:
+    """``(clean text, entities, aliases)``; see the module docstring for what is kept and why."""
+    cleaned, links = clean(text)
+    entities, aliases = entities_of(links)
+    return cleaned, entities, aliases

@@ -1,0 +1,86 @@
+"""The library's front door: what the CLI and the pages call.
+
+Heavy parts (the embedding model, the store client) are created on first use and can be handed in,
+so the app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipeline`` per rerun.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rag.config import Config
+from rag.embedders import Embedder, get_embedder
+from rag.indexing import IndexReport, sync_campaign
+from rag.models import Chunk, Filters
+from rag.retrieval import Retrieval, Retriever
+from rag.stores import Store, get_store
+
+
+class Pipeline:
+    def __init__(self, config: Config, embedder: Embedder | None = None, store: Store | None = None):
+        self.config = config
+        self._embedder = embedder
+        self._store = store
+        self._owns_store = store is None
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self.config.embedding)
+        return self._embedder
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = get_store(self.config)
+        return self._store
+
+    def index(
+        self,
+        notes_dir: str | Path | None = None,
+        campaign: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IndexReport:
+        notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
+        return sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+
+    def retrieve(
+        self,
+        question: str,
+        campaign: str | None = None,
+        k: int | None = None,
+        filters: Filters | None = None,
+        mode: str | None = None,
+    ) -> Retrieval:
+        mode = mode or self.config.retrieval.mode
+        embedder = self.embedder if mode != "keyword" else self._embedder
+        self.require_campaign(campaign)
+        return Retriever(self.config, embedder, self.store, campaign).retrieve(question, k, filters, mode)
+
+    def campaigns(self) -> dict[str, int]:
+        """Indexed campaigns → chunk count (collection names without the prefix)."""
+        prefix = self.config.store.collection_prefix
+        return {
+            name[len(prefix) :]: self.store.count(name)
+            for name in sorted(self.store.collections())
+            if name.startswith(prefix)
+        }
+
+    def chunks(self, campaign: str | None = None, source: str | None = None) -> list[Chunk]:
+        return self.store.chunks(self.config.collection(campaign), source)
+
+    def drop(self, campaign: str) -> None:
+        self.store.drop(self.config.collection(campaign))
+
+    def require_campaign(self, campaign: str | None = None) -> None:
+        from rag.errors import CampaignNotFoundError
+
+        name = self.config.collection(campaign)
+        if name not in self.store.collections():
+            raise CampaignNotFoundError(f"Campaign '{campaign or self.config.campaign}' has no notes indexed yet.")
+
+    def close(self) -> None:
+        if self._owns_store and self._store is not None:
+            self._store.close()
+            self._store = None

@@ -1,0 +1,50 @@
+"""Backends by config string, as in simonw/llm and txtai.
+
+``create("embedders", "local", config)`` imports ``rag.embedders.local`` and calls its ``create``;
+adding a backend means adding one file. Tests register fakes the same way a real backend is found:
+``register("embedders", "fake", factory)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from rag.errors import ConfigError
+
+_REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
+
+
+def register(kind: str, name: str, factory: Callable[..., Any]) -> None:
+    _REGISTERED[(kind, name)] = factory
+
+
+def unregister(kind: str, name: str) -> None:
+    _REGISTERED.pop((kind, name), None)
+
+
+def create(kind: str, name: str, *args: Any, **kwargs: Any) -> Any:
+    factory = _REGISTERED.get((kind, name))
+    if factory is None:
+        if not name.isidentifier():
+            raise ConfigError(f"Unknown {kind} backend '{name}'.")
+        try:
+            module = importlib.import_module(f"rag.{kind}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"rag.{kind}.{name}":
+                raise
+            raise ConfigError(
+                f"Unknown {kind} backend '{name}'. Available: {', '.join(available(kind))}."
+            ) from None
+        factory = module.create
+    return factory(*args, **kwargs)
+
+
+def available(kind: str) -> list[str]:
+    package = importlib.import_module(f"rag.{kind}")
+    from pathlib import Path
+
+    names = {p.stem for p in Path(package.__file__).parent.glob("*.py") if not p.stem.startswith("_")}
+    names |= {n for (k, n) in _REGISTERED if k == kind}
+    return sorted(names - {"base"})

@@ -1,0 +1,118 @@
+"""Question → ranked hits, keeping every stage's score on every hit.
+
+First stages are the engine's own (dense cosine, BM25 keyword). Fusion is Reciprocal Rank Fusion done
+here rather than inside Qdrant, because Qdrant's fused query returns only the fused score and the
+dashboard charts each stage.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rag.config import Config
+from rag.embedders import Embedder
+from rag.errors import ChroniclerError
+from rag.models import Chunk, Filters, Hit
+from rag.stores import Store
+
+
+@dataclass
+class Retrieval:
+    """What one question found: the kept top-k, every candidate (for the inspector), and timings."""
+
+    question: str
+    hits: list[Hit]
+    candidates: list[Hit]
+    mode: str
+    filters: Filters
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> dict[str, float]:
+    """Weighted Reciprocal Rank Fusion: sum over lists of weight / (k + rank)."""
+    fused: dict[str, float] = {}
+    for stage, chunks in rankings.items():
+        w = weights.get(stage, 1.0)
+        for rank, chunk in enumerate(chunks, start=1):
+            fused[chunk.id] = fused.get(chunk.id, 0.0) + w / (k + rank)
+    return fused
+
+
+class Retriever:
+    def __init__(self, config: Config, embedder: Embedder | None, store: Store, campaign: str | None = None):
+        self.config = config
+        self.embedder = embedder
+        self.store = store
+        self.collection = config.collection(campaign)
+
+    def search(self, question: str, k: int | None = None, filters: Filters | None = None) -> list[Hit]:
+        return self.retrieve(question, k, filters).hits
+
+    def retrieve(
+        self, question: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None
+    ) -> Retrieval:
+        question = " ".join(question.split())
+        if not question:
+            raise ChroniclerError("Type a question first.")
+        cfg = self.config.retrieval
+        mode = mode or cfg.mode
+        k = k or cfg.k
+        filters = filters or Filters()
+        limit = max(cfg.candidates, k)
+        timings: dict[str, float] = {}
+        rankings: dict[str, list[tuple[Chunk, float]]] = {}
+
+        if mode in ("dense", "hybrid"):
+            if self.embedder is None:
+                raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
+            t0 = time.perf_counter()
+            vector = self.embedder.embed_query(question)
+            timings["embed"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            rankings["dense"] = self.store.dense_search(self.collection, vector, limit, filters)
+            timings["dense"] = time.perf_counter() - t0
+        if mode in ("keyword", "hybrid"):
+            t0 = time.perf_counter()
+            rankings["keyword"] = self.store.keyword_search(self.collection, question, limit, filters)
+            timings["keyword"] = time.perf_counter() - t0
+        if not rankings:
+            raise ChroniclerError(f"Unknown retrieval mode '{mode}'.", hint="Use dense, keyword or hybrid.")
+
+        candidates = self._merge(rankings, mode)
+        floor = cfg.score_threshold
+        for hit in candidates:
+            hit.kept = floor is None or hit.score >= floor
+        kept = [h for h in candidates if h.kept][:k]
+        timings["total"] = sum(timings.values())
+        return Retrieval(question, kept, candidates, mode, filters, timings)
+
+    def _merge(self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str) -> list[Hit]:
+        cfg = self.config.retrieval
+        chunks: dict[str, Chunk] = {}
+        scores: dict[str, dict[str, float]] = {}
+        ranks: dict[str, dict[str, int]] = {}
+        for stage, found in rankings.items():
+            for rank, (chunk, score) in enumerate(found, start=1):
+                chunks.setdefault(chunk.id, chunk)
+                scores.setdefault(chunk.id, {})[stage] = float(score)
+                ranks.setdefault(chunk.id, {})[stage] = rank
+        if mode == "hybrid":
+            fused = rrf(
+                {s: [c for c, _ in found] for s, found in rankings.items()},
+                cfg.rrf_k,
+                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight},
+            )
+            for cid, value in fused.items():
+                scores[cid]["fused"] = value
+            order = sorted(fused, key=lambda cid: -fused[cid])
+            final = fused
+        else:
+            stage = next(iter(rankings))
+            order = [c.id for c, _ in rankings[stage]]
+            final = {cid: scores[cid][stage] for cid in order}
+        hits = []
+        for rank, cid in enumerate(order, start=1):
+            ranks[cid]["first_stage"] = rank
+            hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid]))
+        return hits

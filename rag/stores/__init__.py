@@ -1,0 +1,64 @@
+"""Vector stores. ``qdrant`` (qdrant-client: embedded folder, ``:memory:`` or a server ``url``) and
+``edge`` (qdrant-edge-py, Qdrant's Rust engine in-process).
+
+Both keep one collection per campaign; each point is a chunk: its dense vector, its text for
+keyword (BM25) search, and its payload (``Chunk.payload()`` plus ``stored_hash``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag import registry
+from rag.config import Config
+from rag.models import Chunk, Filters
+
+ScoredChunks = list[tuple[Chunk, float]]
+
+
+class Store(ABC):
+    """The seam between retrieval and the engine. Scores are the engine's own (cosine, BM25)."""
+
+    @abstractmethod
+    def ensure_collection(self, name: str, dim: int) -> bool:
+        """Create the collection if missing; recreate it empty if its vector size differs.
+        Returns True when the collection was (re)created empty."""
+
+    @abstractmethod
+    def collections(self) -> list[str]: ...
+
+    @abstractmethod
+    def drop(self, name: str) -> None: ...
+
+    @abstractmethod
+    def count(self, name: str) -> int: ...
+
+    @abstractmethod
+    def stored_hashes(self, name: str) -> dict[str, str]:
+        """id → stored_hash of every point, so sync can skip unchanged chunks without re-embedding."""
+
+    @abstractmethod
+    def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def delete(self, name: str, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks: ...
+
+    @abstractmethod
+    def keyword_search(self, name: str, text: str, limit: int, filters: Filters | None = None) -> ScoredChunks: ...
+
+    @abstractmethod
+    def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
+        """Every chunk (or one file's), in source/position order: previews, alias tables, entity lists."""
+
+    def close(self) -> None:
+        """Release the folder lock of an embedded store. Safe to call twice."""
+
+
+def get_store(config: Config) -> Store:
+    return registry.create("stores", config.store.backend, config)

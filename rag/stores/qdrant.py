@@ -1,0 +1,251 @@
+"""Backend ``qdrant``: qdrant-client, one code path for a server, ``:memory:`` and an embedded folder.
+
+``store.url`` (+ ``api_key``) talks to a Qdrant server or cluster; otherwise ``store.path == ":memory:"``
+keeps everything in the process (tests); otherwise the embedded folder (``QdrantClient(path=...)``).
+
+Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), so no
+tokenizer or sparse vectors live in this project. The index uses the default ``word`` tokenizer,
+lowercased, with no stemming and no stopwords: qdrant-client's local mode implements BM25 only for
+that tokenization (anything else raises ``NotImplementedError``), and one setting for every mode keeps
+scores comparable between a laptop and a server.
+
+Missing collections: ``count``/``stored_hashes``/``chunks`` return empty, ``delete``/``drop`` do
+nothing, searches and ``upsert`` raise ``CampaignNotFoundError`` naming the collection (a search on a
+campaign that was never indexed is a user error; an empty result would look like "the notes don't say").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import portalocker
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from rag.config import Config
+from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
+from rag.models import Chunk, Filters
+from rag.stores import ScoredChunks, Store
+
+VECTOR = "dense"
+TEXT = "text"
+BATCH = 256  # points per upsert request: ~1 MB of JSON at 384-d, well under a server's 32 MB limit
+PAGE = 1000  # points per scroll page
+INDEXES: dict[str, Any] = {
+    "session": models.PayloadSchemaType.FLOAT,
+    "campaign": models.PayloadSchemaType.KEYWORD,
+    "campaign_no": models.PayloadSchemaType.INTEGER,
+    "source": models.PayloadSchemaType.KEYWORD,
+    "entities": models.PayloadSchemaType.KEYWORD,
+    "kind": models.PayloadSchemaType.KEYWORD,
+}
+TEXT_INDEX = models.TextIndexParams(
+    type=models.TextIndexType.TEXT,
+    tokenizer=models.TokenizerType.WORD,
+    lowercase=True,
+    scoring=models.TextScoringParams(type=models.TextScoringType.BM25),
+)
+
+
+def build_filter(filters: Filters | None) -> models.Filter | None:
+    """A session range never matches a chunk without a session (a null value fails a range)."""
+    if filters is None or filters.is_empty():
+        return None
+    must: list[models.Condition] = []
+    if filters.session_min is not None or filters.session_max is not None:
+        must.append(models.FieldCondition(
+            key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max)))
+    if filters.campaign_no is not None:
+        must.append(models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no)))
+    for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
+        if values:
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
+    return models.Filter(must=must)
+
+
+class QdrantStore(Store):
+    def __init__(self, config: Config):
+        self._prefix = config.store.collection_prefix
+        self._url = config.store.url
+        if self._url:
+            self._where = f"the Qdrant server at {self._url}"
+            # check_compatibility would make a request here and only warn; the probe below raises instead
+            self._client = QdrantClient(url=self._url, api_key=config.store.api_key, timeout=30,
+                                        check_compatibility=False)
+            with self._guard():
+                self._client.get_collections()
+        elif config.store_path == ":memory:":
+            self._where = "the in-memory store"
+            self._client = QdrantClient(location=":memory:")
+        else:
+            path = Path(config.store_path)
+            self._where = f"the store folder {path}"
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(f"Cannot create the store folder {path}: {err.strerror}.") from None
+            if is_locked(path):  # qdrant-client leaks its lock file's handle when it finds the lock taken
+                raise StoreLockedError(f"The store folder {path} is in use by another program.")
+            try:
+                self._client = QdrantClient(path=str(path))
+            except RuntimeError as err:  # taken between the check and here
+                if "already accessed" not in str(err):
+                    raise
+                raise StoreLockedError(f"The store folder {path} is in use by another program.") from None
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Server trouble becomes a one-line ``StoreError``; local-mode errors pass through."""
+        try:
+            yield
+        except ResponseHandlingException as err:
+            reason = str(err.source) or type(err.source).__name__
+            raise StoreError(f"Cannot reach {self._where}: {reason}.") from None
+        except UnexpectedResponse as err:
+            detail = err.content.decode("utf-8", "replace")[:200].strip()
+            raise StoreError(
+                f"{self._where[0].upper()}{self._where[1:]} refused the request "
+                f"({err.status_code} {err.reason_phrase}): {detail}") from None
+
+    def _exists(self, name: str) -> bool:
+        with self._guard():
+            return self._client.collection_exists(name)
+
+    # -- collections ---------------------------------------------------------------------------
+
+    def ensure_collection(self, name: str, dim: int) -> bool:
+        with self._guard():
+            if self._client.collection_exists(name):
+                vectors = self._client.get_collection(name).config.params.vectors
+                current = vectors.get(VECTOR) if isinstance(vectors, dict) else None
+                if current is not None and current.size == dim:
+                    return False
+                self._client.delete_collection(name)
+            self._client.create_collection(
+                name, vectors_config={VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)})
+            self._client.create_payload_index(name, TEXT, TEXT_INDEX)
+            if self._url:  # local mode ignores other payload indexes (and warns); filters scan instead
+                for key, schema in INDEXES.items():
+                    self._client.create_payload_index(name, key, schema)
+        return True
+
+    def collections(self) -> list[str]:
+        """This project's collections only (``store.collection_prefix``): a server may hold others."""
+        with self._guard():
+            names = [c.name for c in self._client.get_collections().collections]
+        return sorted(n for n in names if n.startswith(self._prefix))
+
+    def drop(self, name: str) -> None:
+        with self._guard():
+            if self._client.collection_exists(name):
+                self._client.delete_collection(name)
+
+    def count(self, name: str) -> int:
+        if not self._exists(name):
+            return 0
+        with self._guard():
+            return self._client.count(name, exact=True).count
+
+    # -- points --------------------------------------------------------------------------------
+
+    def _scroll(self, name: str, with_payload: Any, scroll_filter: models.Filter | None = None) -> Iterator[Any]:
+        if not self._exists(name):
+            return
+        offset = None
+        while True:
+            with self._guard():
+                points, offset = self._client.scroll(name, scroll_filter=scroll_filter, limit=PAGE, offset=offset,
+                                                     with_payload=with_payload, with_vectors=False)
+            yield from points
+            if offset is None:
+                return
+
+    def stored_hashes(self, name: str) -> dict[str, str]:
+        return {str(p.id): (p.payload or {}).get("stored_hash", "") for p in self._scroll(name, ["stored_hash"])}
+
+    def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
+        vectors = check_batch(chunks, vectors, stored_hashes)
+        points = [
+            models.PointStruct(id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), "stored_hash": h})
+            for c, v, h in zip(chunks, vectors, stored_hashes, strict=True)
+        ]
+        for start in range(0, len(points), BATCH):
+            with self._existing(name):
+                self._client.upsert(name, points=points[start : start + BATCH], wait=True)
+
+    def delete(self, name: str, ids: Sequence[str]) -> None:
+        if ids and self._exists(name):
+            with self._guard():
+                self._client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
+        flt = build_filter(Filters(sources=(source,))) if source is not None else None
+        found = [Chunk.from_payload(p.payload) for p in self._scroll(name, True, flt)]
+        return sorted(found, key=lambda c: (c.source, c.position))
+
+    # -- search --------------------------------------------------------------------------------
+
+    @contextmanager
+    def _existing(self, name: str) -> Iterator[None]:
+        """Like ``_guard``; a failure on a missing collection becomes ``CampaignNotFoundError``.
+        Checked only after a failure, so the common path costs no extra round trip."""
+        try:
+            with self._guard():
+                yield
+        except (ValueError, StoreError):  # local mode: ValueError; server: 404 → StoreError
+            if not self._exists(name):
+                raise CampaignNotFoundError(f"There is no collection '{name}' in {self._where}.") from None
+            raise
+
+    def _query(self, name: str, query: Any, using: str, limit: int, filters: Filters | None) -> ScoredChunks:
+        with self._existing(name):
+            result = self._client.query_points(name, query=query, using=using, limit=limit,
+                                               query_filter=build_filter(filters), with_payload=True)
+        return [(Chunk.from_payload(p.payload), float(p.score)) for p in result.points]
+
+    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
+        return self._query(name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters)
+
+    def keyword_search(self, name: str, text: str, limit: int, filters: Filters | None = None) -> ScoredChunks:
+        """BM25 over ``text``; a query with no word characters finds nothing."""
+        if not any(ch.isalnum() for ch in text):
+            if not self._exists(name):
+                raise CampaignNotFoundError(f"There is no collection '{name}' in {self._where}.")
+            return []
+        return self._query(name, models.TextQuery(text=text), TEXT, limit, filters)
+
+    def close(self) -> None:
+        """Releases the folder lock; qdrant-client's close is idempotent, so this is too."""
+        self._client.close()
+
+
+def is_locked(path: Path) -> bool:
+    """Whether another client holds ``<path>/.lock``, the file qdrant-client's local mode locks."""
+    lock = path / ".lock"
+    if not lock.exists():
+        return False
+    with open(lock, "a") as handle:
+        try:
+            portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
+        except portalocker.exceptions.LockException:
+            return True
+        portalocker.unlock(handle)
+    return False
+
+
+def check_batch(chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> np.ndarray:
+    """Mismatched lengths are a caller bug: fail before anything is written."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
+        raise ValueError(
+            f"upsert needs one vector and one hash per chunk: {len(chunks)} chunks, "
+            f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes")
+    return vectors
+
+
+def create(config: Config) -> QdrantStore:
+    return QdrantStore(config)

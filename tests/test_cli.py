@@ -1,0 +1,135 @@
+"""The CLI on a tmp folder, run in-process as a user would run `python -m rag …`."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rag.cli import main
+from rag.config import load_config
+from rag.stores import get_store
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTE = """---
+title: The Mines
+---
+# Session Start
+## Below Kraghammer
+- [[Foreman Herris]] gives them a map of the mines, and warns them about stitched goblins and slimes below.
+- In [[Vasselheim]] the party asks the [[Osiris|Keeper of the Library]] about the Calamity and the old gods.
+"""
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Session 2.md").write_text(NOTE)
+    (notes / "Session 3.md").write_text(NOTE.replace("Herris", "Kima").replace("map", "sword"))
+    (notes / "broken.md").write_bytes(b"\x00\x01\x02")
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    return notes
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_preprocess_index_search(vault, capsys):
+    code, out, _ = run(capsys, "preprocess", "--notes", str(vault))
+    assert code == 0 and "2 notes" in out and "skipped: broken.md" in out
+
+    code, out, err = run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    assert code == 0 and "added" in out and "skipped: broken.md: binary" in out.lower()
+
+    code, out, _ = run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    assert code == 0 and "0 added, 0 updated, 0 deleted" in out
+
+    code, out, _ = run(capsys, "search", "Vasselheim", "--campaign", "mines", "--mode", "keyword", "--json")
+    assert code == 0
+    hits = json.loads(out)["hits"]
+    assert hits and "Vasselheim" in hits[0]["text"] and hits[0]["session"] in (2, 3)
+    assert {"dense", "keyword"} & set(hits[0]["scores"])
+
+    code, out, _ = run(capsys, "search", "map of the mines", "--campaign", "mines", "--session-max", "2")
+    assert code == 0 and "rank" in out and "Session 3" not in out
+
+    code, out, _ = run(capsys, "campaigns")
+    assert "mines" in out
+
+
+def test_user_errors_are_one_line(vault, capsys, tmp_path):
+    code, _, err = run(capsys, "index", "--notes", str(tmp_path / "missing"))
+    assert code == 1 and err.startswith("error:") and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "search", "x", "--campaign", "never-indexed")
+    assert code == 1 and "never-indexed" in err
+    code, _, err = run(capsys, "search", "x", "--set", "retrieval.kk=3")
+    assert code == 1 and "retrieval.kk" in err
+
+
+def test_locked_store_is_explained(vault, capsys):
+    holder = get_store(load_config())  # like the running app holding data/qdrant
+    try:
+        code, _, err = run(capsys, "index", "--notes", str(vault))
+    finally:
+        holder.close()
+    assert code == 1 and "Stop the app" in err and "Traceback" not in err
+
+
+def test_track_writes_a_run(vault, capsys, tmp_path):
+    run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    code, _, err = run(capsys, "run", "who has the map?", "--campaign", "mines")
+    assert code == 0
+    runs = list((tmp_path / "data" / "runs").iterdir())
+    assert len(runs) == 1 and {"config.json", "hits.json", "question.json", "timings.json"} <= {
+        p.name for p in runs[0].iterdir()}
+
+
+def test_module_entry_point_runs():
+    """`python -m rag --help` works in a fresh interpreter (no heavy imports needed)."""
+    proc = subprocess.run([sys.executable, "-m", "rag", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and "preprocess" in proc.stdout and "eval" in proc.stdout
+
+
+def test_eval_on_a_tiny_set(vault, capsys, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "1", "question": "Who gave them a map of the mines?", "sessions": [2],
+                                     "evidence": ["gives them a map of the mines"], "kind": "fact"}) + "\n")
+    out_json = tmp_path / "out.json"
+    code, out, _ = run(capsys, "eval", "--notes", str(vault), "--questions", str(questions), "--json", str(out_json),
+                       "--set", "retrieval.mode=keyword")
+    assert code == 0 and "hit@5" in out
+    result = json.loads(out_json.read_text())
+    assert result["n"] == 1 and result["overall"]["hit@1"] == 1.0 and result["overall"]["mrr@10"] == 1.0
+    assert set(result) >= {"n", "overall", "by_kind", "config", "seconds"}
+
+
+def test_story_dirs_eval(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    for story, word in (("fox", "cheese"), ("crow", "pebbles")):
+        (tmp_path / "stories" / story).mkdir(parents=True)
+        (tmp_path / "stories" / story / "Session 1.md").write_text(f"The {story} looked for {word} all day.\n")
+        (tmp_path / "stories" / story / "Session 2.md").write_text(f"At last the {story} found the {word}.\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(q) for q in [
+        {"id": "a", "question": "What did the fox find?", "sessions": [2], "evidence": ["found the cheese"],
+         "kind": "fact", "story": "fox"},
+        {"id": "b", "question": "What did the crow find?", "sessions": [2], "evidence": ["found the pebbles"],
+         "kind": "fact", "story": "crow"}]))
+    code, out, _ = run(capsys, "eval", "--notes", str(tmp_path / "stories"), "--story-dirs",
+                       "--questions", str(questions), "--set", "retrieval.mode=keyword", "--k", "1")
+    assert code == 0
+    assert out.splitlines()[1].split()[:3] == ["all", "2", "1.000"]
+
+
+def test_nothing_outside_the_notes_folder_is_touched(vault, capsys, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("- the password is swordfish and it must never be indexed by anyone at all")
+    (vault / "link.md").symlink_to(secret)
+    run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    code, out, _ = run(capsys, "search", "swordfish password", "--campaign", "mines", "--mode", "keyword", "--json")
+    assert all("swordfish" not in h["text"] for h in json.loads(out)["hits"])

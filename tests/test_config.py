@@ -1,0 +1,76 @@
+import pytest
+import yaml
+
+from rag.config import load_config, save_local
+from rag.errors import ConfigError
+
+
+def test_defaults_come_from_base_yaml():
+    config = load_config()
+    assert config.campaign == "demo"
+    assert config.retrieval.k == 5
+    assert config.notes.narrative_header == "# Session Start"
+
+
+def test_layers_merge_in_order(tmp_path, monkeypatch):
+    local = tmp_path / "local.yaml"
+    local.write_text("retrieval: {k: 7, candidates: 30}\ncampaign: local\n")
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("retrieval: {k: 9}\n")
+    monkeypatch.setenv("CHRONICLER_RETRIEVAL__CANDIDATES", "40")
+    config = load_config(extra, {"campaign": "flag"})
+    assert config.retrieval.k == 9  # --config file over local.yaml
+    assert config.retrieval.candidates == 40  # environment over files
+    assert config.campaign == "flag"  # CLI flags over everything
+    assert config.chunking.max_chars == 1200  # untouched keys keep base values (deep merge)
+
+
+def test_unknown_key_is_named(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("retrieval: {topk: 3}\n")
+    with pytest.raises(ConfigError, match="retrieval.topk"):
+        load_config(bad)
+
+
+def test_bad_value_is_named():
+    with pytest.raises(ConfigError, match="retrieval.k"):
+        load_config(overrides={"retrieval.k": 0})
+    with pytest.raises(ConfigError, match="retrieval.mode"):
+        load_config(overrides={"retrieval.mode": "magic"})
+
+
+def test_bad_env_key_is_named(monkeypatch):
+    monkeypatch.setenv("CHRONICLER_STORE__URLL", "http://x")
+    with pytest.raises(ConfigError, match="store.urll"):
+        load_config()
+
+
+def test_broken_yaml_is_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("retrieval: [k: 3\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+
+
+def test_save_local_persists_and_rejects_bad_values(tmp_path):
+    save_local({"retrieval.k": 8})
+    assert load_config().retrieval.k == 8
+    path = tmp_path / "local.yaml"
+    before = path.read_text()
+    with pytest.raises(ConfigError, match="retrieval.k"):
+        save_local({"retrieval.k": -1})
+    assert path.read_text() == before  # a bad value changes nothing
+    assert yaml.safe_load(before) == {"retrieval": {"k": 8}}
+
+
+def test_snapshot_masks_secrets():
+    config = load_config(overrides={"store.api_key": "sekrit", "embedding.api_key": "sk-123"})
+    snap = config.snapshot()
+    assert "sekrit" not in str(snap) and "sk-123" not in str(snap)
+
+
+def test_relative_paths_resolve_to_project(tmp_path):
+    config = load_config(overrides={"data_dir": "data"})
+    assert config.data_path.is_absolute()
+    assert config.store_path.endswith("data/qdrant")
+    assert load_config(overrides={"store.path": ":memory:"}).store_path == ":memory:"

@@ -1,0 +1,32 @@
+"""The real packaged embedder, the real parser and an embedded on-disk store, end to end."""
+
+import shutil
+from pathlib import Path
+
+from rag.config import load_config
+from rag.pipeline import Pipeline
+
+DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "notes"
+
+
+def test_demo_notes_answer_a_search(tmp_path, real_embedder):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for n in (2, 3):
+        shutil.copy(DEMO / f"C1 Session {n}.md", notes)
+    config = load_config(overrides={"campaign": "demo-e2e"})
+    pipeline = Pipeline(config, embedder=real_embedder)
+    try:
+        report = pipeline.index(notes)
+        assert report.files == 2 and report.chunks > 20 and report.embedded == report.chunks
+        hits = pipeline.retrieve("Who gave the party a map of the mines?", mode="dense", k=5).hits
+        assert any("map of the mines" in h.chunk.text and h.chunk.session == 2 for h in hits)
+        assert pipeline.index(notes).embedded == 0
+    finally:
+        pipeline.close()
+    # the store persisted on disk and reopens (the lock was released by close)
+    again = Pipeline(config, embedder=real_embedder)
+    try:
+        assert again.campaigns() == {"demo-e2e": report.chunks}
+    finally:
+        again.close()

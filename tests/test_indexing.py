@@ -1,0 +1,116 @@
+"""Incremental sync: add / edit / delete a file → exactly the expected chunk changes."""
+
+from pathlib import Path
+
+import pytest
+
+from rag.config import load_config
+from rag.indexing import sync_campaign
+from rag.stores import get_store
+from tests.fakes import FakeEmbedder
+
+S1 = """# Session Start
+## Arrival
+- The party reaches [[Kraghammer]] and meets [[Nostoc Greyspine|Lord Nostoc]] in his office, where he offers them a reward for clearing the mines.
+- [[Foreman Herris]] gives them a map of the mines before they leave the quarry, and warns them about the stitched goblins.
+## Descent
+- They follow the drag marks down into the dark for four hours until the tunnel widens into a cavern with a river.
+"""
+S2 = """# Session Start
+- A wyvern attacks the caravan on the road to Westruun, and Grog wrestles it to the ground while Vex shoots it twice.
+"""
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def env(tmp_path):
+    notes = tmp_path / "notes"
+    write(notes, "Session 1.md", S1)
+    write(notes, "Session 2.md", S2)
+    write(notes, "NPCs/Osiris.md", "# Osiris\nA sphinx who guards the library of [[Vasselheim]] and speaks in riddles about the old gods and the Calamity.\n")
+    config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})
+    store = get_store(config)
+    yield config, notes, store, FakeEmbedder()
+    store.close()
+
+
+def test_first_index_then_nothing_to_do(env):
+    config, notes, store, emb = env
+    first = sync_campaign(config, notes, emb, store)
+    assert first.files == 3 and first.added == first.chunks == store.count(config.collection()) > 0
+    assert {f.status for f in first.per_file} == {"added"}
+    before = emb.texts_embedded
+    second = sync_campaign(config, notes, emb, store)
+    assert second.embedded == 0 and emb.texts_embedded == before
+    assert second.unchanged == first.chunks and second.added == second.updated == second.deleted == 0
+
+
+def test_edit_add_delete_are_exact(env):
+    config, notes, store, emb = env
+    first = sync_campaign(config, notes, emb, store)
+    write(notes, "Session 1.md", S1.replace("four hours", "six hours"))
+    edited = sync_campaign(config, notes, emb, store)
+    assert (edited.added, edited.updated, edited.deleted, edited.embedded) == (0, 1, 0, 1)
+    assert [f.status for f in edited.per_file if f.source == "Session 1.md"] == ["updated"]
+
+    write(notes, "Session 3.md", S2.replace("wyvern", "manticore"))
+    added = sync_campaign(config, notes, emb, store)
+    assert (added.added, added.updated, added.deleted) == (1, 0, 0)
+
+    (notes / "Session 2.md").unlink()
+    deleted = sync_campaign(config, notes, emb, store)
+    assert (deleted.added, deleted.updated, deleted.deleted) == (0, 0, 1)
+    assert any(f.source == "Session 2.md" and f.status == "deleted" for f in deleted.per_file)
+    assert store.count(config.collection()) == first.chunks  # +1 file, -1 file of one chunk each
+    assert all(c.source != "Session 2.md" for c in store.chunks(config.collection()))
+
+
+def test_shortened_file_loses_its_tail(env):
+    config, notes, store, emb = env
+    first = sync_campaign(config, notes, emb, store)
+    write(notes, "Session 1.md", S1.split("## Descent")[0])
+    short = sync_campaign(config, notes, emb, store)
+    assert short.deleted == 1 and store.count(config.collection()) == first.chunks - 1
+
+
+class CrashingEmbedder(FakeEmbedder):
+    """Dies on its second batch, like a process killed mid-index."""
+
+    def embed_batch(self, texts):
+        if self.calls >= 1:
+            raise KeyboardInterrupt
+        return super().embed_batch(texts)
+
+
+def test_crash_mid_index_is_completed_by_next_run(env):
+    config, notes, store, _ = env
+    with pytest.raises(KeyboardInterrupt):
+        sync_campaign(config, notes, CrashingEmbedder(), store, write_batch=2)
+    assert 0 < store.count(config.collection()) < 5
+    emb = FakeEmbedder()
+    done = sync_campaign(config, notes, emb, store, write_batch=2)
+    assert done.embedded == done.chunks - 2  # the first batch survived the crash
+    again = sync_campaign(config, notes, emb, store)
+    assert again.embedded == 0 and store.count(config.collection()) == done.chunks
+
+
+def test_new_model_reembeds_everything(env):
+    config, notes, store, emb = env
+    first = sync_campaign(config, notes, emb, store)
+    other = FakeEmbedder()
+    other.name = "another-model"
+    assert sync_campaign(config, notes, other, store).embedded == first.chunks
+
+
+def test_skipped_files_are_reported_and_batch_goes_on(env):
+    config, notes, store, emb = env
+    (notes / "blank.md").write_text("   \n")
+    (notes / "image.md").write_bytes(b"\x89PNG\x00\x00binary")
+    report = sync_campaign(config, notes, emb, store)
+    skipped = {f.source: f.reason for f in report.per_file if f.status == "skipped"}
+    assert set(skipped) == {"blank.md", "image.md"} and all(skipped.values())
+    assert report.files == 3

@@ -1,0 +1,70 @@
+"""Retrieval stages on small fixtures, on both store engines, with every stage's score on each hit."""
+
+import pytest
+
+from rag.config import load_config
+from rag.errors import CampaignNotFoundError, ChroniclerError
+from rag.models import Filters
+from rag.pipeline import Pipeline
+from tests.fakes import FakeEmbedder
+
+NOTES = {
+    "Session 1.md": "# Session Start\n## Road\n- The party travels north along the river road toward the "
+                    "mountains, camping twice and trading stories about their families by the fire.\n",
+    "Session 2.md": "# Session Start\n## City\n- In [[Vasselheim]] they visit the Platinum Sanctuary and ask the "
+                    "priests about the Calamity, but the priests refuse to say anything more about it.\n",
+    "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
+                    "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
+}
+
+
+@pytest.fixture(params=["qdrant", "edge"])
+def pipeline(request, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in NOTES.items():
+        (notes / name).write_text(text)
+    config = load_config(overrides={"store.backend": request.param, "campaign": "t", "retrieval.candidates": 10})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(notes)
+    yield p
+    p.close()
+
+
+def test_hybrid_hits_carry_every_stage_score(pipeline):
+    result = pipeline.retrieve("Vasselheim Calamity", mode="hybrid", k=3)
+    assert result.mode == "hybrid" and 1 <= len(result.hits) <= 3
+    top = result.hits[0]
+    assert {"dense", "keyword", "fused"} <= set(top.scores)
+    assert top.score == top.scores["fused"] and top.rank == 1
+    assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+    assert all(h.ranks["first_stage"] == h.rank for h in result.hits)
+
+
+def test_keyword_finds_the_proper_noun(pipeline):
+    hits = pipeline.retrieve("Vasselheim", mode="keyword").hits
+    assert {h.chunk.session for h in hits} == {2, 3}
+    assert all("keyword" in h.scores and "dense" not in h.scores for h in hits)
+
+
+def test_session_cap_hides_later_sessions(pipeline):
+    hits = pipeline.retrieve("Keeper truth Calamity", mode="hybrid", filters=Filters(session_max=2)).hits
+    assert hits and all(h.chunk.session <= 2 for h in hits)
+
+
+def test_entity_filter(pipeline):
+    hits = pipeline.retrieve("what happened", mode="dense", filters=Filters(entities=("Osiris",))).hits
+    assert [h.chunk.session for h in hits] == [3]
+
+
+def test_threshold_drops_but_keeps_candidates_for_the_charts(pipeline):
+    pipeline.config.retrieval.score_threshold = 0.99
+    result = pipeline.retrieve("river road mountains", mode="dense")
+    assert result.hits == [] and result.candidates and not any(h.kept for h in result.candidates)
+
+
+def test_unknown_campaign_and_empty_question(pipeline):
+    with pytest.raises(CampaignNotFoundError):
+        pipeline.retrieve("anything", campaign="nope")
+    with pytest.raises(ChroniclerError):
+        pipeline.retrieve("   ")
