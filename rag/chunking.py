@@ -55,12 +55,17 @@ class _Piece:
     def cut(self, start: int, end: int) -> _Piece:
         marks = [(max(o, start) - start, no) for o, no in self.marks if o < end]
         first = max(i for i, (o, _) in enumerate(marks) if o == 0) if marks else 0
-        links = [Link(k.start - start, k.end - start, k.page, k.shown) for k in self.links
-                 if k.start < end and k.end > start]
+        links = _shift([k for k in self.links if k.start < end and k.end > start], -start)
         return _Piece(self.text[start:end], marks[first:], links)
 
 
+def _shift(links: list[Link], by: int) -> list[Link]:
+    return [Link(k.start + by, k.end + by, k.page, k.shown) for k in links] if by else list(links)
+
+
 def _join(parts: list[_Piece], seps: list[str], prose: bool = False) -> _Piece:
+    if len(parts) == 1:
+        return _Piece(parts[0].text, list(parts[0].marks), list(parts[0].links), prose)
     text, marks, links, size = [], [], [], 0
     for i, part in enumerate(parts):
         if i:
@@ -68,7 +73,7 @@ def _join(parts: list[_Piece], seps: list[str], prose: bool = False) -> _Piece:
             size += len(seps[i - 1])
         text.append(part.text)
         marks += [(o + size, no) for o, no in part.marks]
-        links += [Link(k.start + size, k.end + size, k.page, k.shown) for k in part.links]
+        links += _shift(part.links, size)
         size += len(part.text)
     return _Piece("".join(text), marks, links, prose)
 
@@ -81,8 +86,11 @@ class _Section:
 
 def _line(text: str, no: int, prefix: str = "", raw: bool = False) -> _Piece:
     cleaned, links = (text.strip(), []) if raw else clean(text)
-    shift = len(prefix)
-    return _Piece(prefix + cleaned, [(0, no)], [Link(k.start + shift, k.end + shift, k.page, k.shown) for k in links])
+    return _Piece(prefix + cleaned, [(0, no)], _shift(links, len(prefix)))
+
+
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
 
 
 def _indent(ws: str) -> int:
@@ -96,19 +104,17 @@ def _parse(note: Note) -> list[_Section]:
     stack: list[int] = []  # indents of the open bullets of the current item; [0] is the top-level one
     para: list[_Piece] = []
     fence: tuple[str, bool] | None = None  # (marker, dropped)
-    blank = False
 
     def close_item() -> None:
-        if item:
-            kept = [p for p in item if p.text.strip()]
-            if kept:
-                sections[-1].units.append(_join(kept, ["\n"] * (len(kept) - 1)))
-            item.clear()
-            stack.clear()
+        kept = [p for p in item if p.text.strip()]
+        if any(_has_words(p.text) for p in kept):  # "- ." or "- 🐉" alone is nothing to search for
+            sections[-1].units.append(_join(kept, ["\n"] * (len(kept) - 1)))
+        item.clear()
+        stack.clear()
 
     def close_para() -> None:
         kept = [p for p in para if p.text.strip()]
-        if kept:
+        if any(_has_words(p.text) for p in kept):
             sections[-1].units.append(_join(kept, ["\n"] * (len(kept) - 1), prose=True))
         para.clear()
 
@@ -122,19 +128,28 @@ def _parse(note: Note) -> list[_Section]:
                 para.append(_line(line, no, raw=True))
             continue
         if not line.strip():
-            close_para()
-            blank = True
+            close_para()  # a blank line ends a paragraph; a bullet item may go on (loose lists)
             continue
-        m_bullet = _BULLET.match(line)
+        m_bullet = None if _RULE.match(line) else _BULLET.match(line)
         indent = _indent(line[: len(line) - len(line.lstrip())])
-        if item and not m_bullet and indent >= stack[0] + 2:  # continuation of a bullet
-            depth = len(stack) - 1
-            item.append(_line(line, no, "  " * depth))
-            blank = False
+        nested = bool(item) and indent >= 2 and indent > stack[0]  # nobody nests by a single space
+        if nested and not m_bullet:  # continuation of a bullet
+            item.append(_prose_line(line, no, "  " * (len(stack) - 1)))
             continue
-        if blank or not m_bullet:
-            close_item()
-        blank = False
+        if m_bullet:
+            close_para()
+            if not nested:
+                close_item()
+            while stack and indent <= stack[-1]:
+                stack.pop()
+            depth = len(stack)
+            stack.append(indent)
+            marker, text = m_bullet.group(2), _TASK.sub("", m_bullet.group(3) or "")
+            mark = f"{marker} " if marker[0].isdigit() else ("- " if depth else "")
+            prefix = "  " * max(depth - 1, 0) + mark
+            item.append(_line(text, no, prefix) if text.strip() else _Piece("", [(0, no)]))
+            continue
+        close_item()
         if m := _FENCE.match(line):
             close_para()
             fence = (m.group(1), m.group(2).lower() in _DROPPED_FENCES)
@@ -142,24 +157,7 @@ def _parse(note: Note) -> list[_Section]:
             close_para()
         elif m := _HEADING.match(line):
             close_para()
-            close_item()
             sections.append(_Section(_line(m.group(2), no)))
-        elif m_bullet:
-            close_para()
-            if item and indent < stack[0] + 2:
-                close_item()
-            while stack and indent < stack[-1] + 2:
-                stack.pop()
-            depth = len(stack)
-            stack.append(indent)
-            marker = m_bullet.group(2)
-            text = _TASK.sub("", m_bullet.group(3) or "")
-            numbered = marker[0].isdigit()
-            if depth == 0:
-                prefix = f"{marker} " if numbered else ""
-            else:
-                prefix = "  " * (depth - 1) + (f"{marker} " if numbered else "- ")
-            item.append(_line(text, no, prefix) if text.strip() else _Piece("", [(0, no)]))
         else:
             para.append(_prose_line(line, no))
     close_item()
@@ -167,8 +165,8 @@ def _parse(note: Note) -> list[_Section]:
     return sections
 
 
-def _prose_line(line: str, no: int) -> _Piece:
-    """A paragraph line: quote and callout markers dropped, table rows read as cells."""
+def _prose_line(line: str, no: int, prefix: str = "") -> _Piece:
+    """A text line: quote and callout markers dropped, table rows read as cells."""
     text = _QUOTE.sub("", line)
     text = _CALLOUT.sub("", text)
     if text.lstrip().startswith("|"):
@@ -176,7 +174,7 @@ def _prose_line(line: str, no: int) -> _Piece:
             return _Piece("", [(0, no)])
         cells = [c.strip() for c in _CELL_SPLIT.split(text.strip().strip("|"))]
         text = " | ".join(c for c in cells if c)
-    return _line(text, no)
+    return _line(text, no, prefix)
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -239,7 +237,7 @@ def _split(piece: _Piece, budget: int, overlap: int) -> list[_Piece]:
 
 
 def _pack(units: list[_Piece], budget: int, min_chars: int) -> list[_Piece]:
-    """Pack consecutive prose paragraphs up to ``budget`` and merge tiny pieces with their neighbours."""
+    """Pack consecutive prose paragraphs up to ``budget``; a piece under ``min_chars`` takes in the next."""
     out: list[_Piece] = []
     for unit in units:
         if out:
@@ -250,11 +248,8 @@ def _pack(units: list[_Piece], budget: int, min_chars: int) -> list[_Piece]:
                 out[-1] = _join([prev, unit], [sep], prose=prev.prose and unit.prose)
                 continue
         out.append(unit)
-    if len(out) > 1 and len(out[-1].text) < min_chars:  # a tiny last piece joins the one before
-        prev, last = out[-2], out[-1]
-        sep = "\n\n" if prev.prose or last.prose else "\n"
-        if len(prev.text) + len(sep) + len(last.text) <= budget:
-            out[-2:] = [_join([prev, last], [sep])]
+    # A tiny *last* piece stays alone: "Herris gives them a map." glued onto a long bullet before it
+    # drowns in that bullet's embedding (measured on CRD3: no gain, and the fact stops ranking first).
     return out
 
 

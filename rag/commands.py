@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rag.cli import filters_from_args, print_json
 from rag.config import Config
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, NotesError
 from rag.pipeline import Pipeline
 
 
@@ -61,10 +61,14 @@ def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
 
 
 def cmd_index(config: Config, args: argparse.Namespace) -> int:
+    notes_dir = config.resolve(config.notes_dir)
+    if not notes_dir.is_dir():
+        raise NotesError(f"The notes folder {notes_dir} does not exist.")
     pipeline = Pipeline(config)
     try:
-        print(f"Loading the embedding model and the store for campaign '{config.campaign}'…", file=sys.stderr)
-        _ = pipeline.embedder, pipeline.store
+        _ = pipeline.store  # fail fast on a locked store, before the slow model load
+        print(f"Indexing {notes_dir} into campaign '{config.campaign}'; loading the model…", file=sys.stderr)
+        _ = pipeline.embedder
         report = pipeline.index(progress=progress_bar("embedding"))
     finally:
         pipeline.close()

@@ -21,7 +21,7 @@ _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 
 _COMMENTS = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 _CODE = re.compile(r"(`+)(.+?)\1")
-_WIKI = re.compile(r"(!?)\[\[((?:[^\[\]\n]|\[(?!\[))*?)\]\]")
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _MD_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^)\n>]*)>?\s*\)")
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
@@ -29,15 +29,14 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 _BLOCK_ID = re.compile(r"(?:(?<=\s)|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
-_EMPHASIS = [  # order matters: ** before *, __ before _
-    re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"),
-    re.compile(r"==(?=\S)(.+?)(?<=\S)=="),
-    re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
-    re.compile(r"(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)"),
-    re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*"),
-    re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"),
+_EMPHASIS = [  # (mark that must be present, pattern); order matters: ** before *, __ before _
+    ("~~", re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")),
+    ("==", re.compile(r"==(?=\S)(.+?)(?<=\S)==")),
+    ("**", re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")),
+    ("__", re.compile(r"(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)")),
+    ("*", re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*")),
+    ("_", re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)")),
 ]
-_SPACES = re.compile(r"[ \t\u00a0\r\f\v]+")
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,10 @@ def clean(text: str) -> tuple[str, list[Link]]:
         return f"{_OPEN}{len(slots) - 1}{_CLOSE}"
 
     text = text.replace("\r\n", "\n")
-    text = _COMMENTS.sub("", text)
-    text = _CODE.sub(lambda m: hold(m.group(2).strip()), text)
+    if "%%" in text or "<!--" in text:
+        text = _COMMENTS.sub("", text)
+    if "`" in text:
+        text = _CODE.sub(lambda m: hold(m.group(2).strip()), text)
 
     def wiki(m: re.Match) -> str:
         if m.group(1):  # ![[embed]]: an image or transcluded note, not text of this one
@@ -92,8 +93,8 @@ def clean(text: str) -> tuple[str, list[Link]]:
             return ""
         return hold(shown, page or None, link=True)
 
-    text = _WIKI.sub(wiki, text)
-    text = _MD_IMAGE.sub("", text)
+    if "[[" in text:
+        text = _WIKI.sub(wiki, text)
 
     def md_link(m: re.Match) -> str:
         shown, url = _strip_emphasis(m.group(1)).strip(), m.group(2).strip()
@@ -101,20 +102,24 @@ def clean(text: str) -> tuple[str, list[Link]]:
         page = page_name(url.replace("%20", " ")) if internal else None
         return hold(shown, page, link=bool(page))
 
-    text = _MD_LINK.sub(md_link, text)
-    text = _AUTOLINK.sub(lambda m: hold(m.group(1)), text)
-    text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)
-    text = _HTML_TAG.sub(" ", text)
-    text = _FOOTNOTE_REF.sub("", text)
-    text = _BLOCK_ID.sub("", text)
+    if "](" in text:
+        text = _MD_LINK.sub(md_link, _MD_IMAGE.sub("", text))
+    if "<" in text:
+        text = _HTML_TAG.sub(" ", _AUTOLINK.sub(lambda m: hold(m.group(1)), text))
+    if "\\" in text:
+        text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)
+    if "^" in text:
+        text = _BLOCK_ID.sub("", _FOOTNOTE_REF.sub("", text))
     text = _strip_emphasis(text)
-    text = "\n".join(_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    # str.split() drops every kind of space, also a stray \r, and collapses runs to one.
+    text = "\n".join(" ".join(line.split()) for line in text.split("\n"))
     return _restore(text, slots, is_link)
 
 
 def _strip_emphasis(text: str) -> str:
-    for pattern in _EMPHASIS:
-        text = pattern.sub(r"\1", text)
+    for mark, pattern in _EMPHASIS:
+        if mark in text:
+            text = pattern.sub(r"\1", text)
     return text
 
 

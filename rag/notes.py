@@ -8,10 +8,10 @@ Only the folder's own files are read: a link pointing elsewhere is reported, not
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -26,7 +26,7 @@ _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _NAME_SUFFIX = re.compile(r"^(.*?\S)\s*(?:[-–—:]\s+.*|[(\[].*)$")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Skipped:
     """A file that was not indexed, and why (shown to the player as is)."""
 
@@ -45,7 +45,12 @@ def load_notes(folder: str | Path, config: NotesConfig) -> tuple[list[Note], lis
     extensions = {e.lower() if e.startswith(".") else "." + e.lower() for e in config.extensions}
     notes: list[Note] = []
     skipped: list[Skipped] = []
-    for dirpath, dirnames, filenames in os.walk(root):  # followlinks=False: a folder link is reported
+
+    def unreadable(err: OSError) -> None:
+        where = _rel(Path(err.filename), root) if err.filename else "."
+        skipped.append(Skipped(where or ".", f"folder cannot be read: {(err.strerror or str(err)).lower()}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):  # folder links are reported
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in list(dirnames):
@@ -101,9 +106,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
 
 
 def _with_warning(note: Note, warning: str) -> Note:
-    fields = {k: getattr(note, k) for k in note.__dataclass_fields__}
-    fields["warnings"] = (warning, *note.warnings)
-    return Note(**fields)
+    return dataclasses.replace(note, warnings=(warning, *note.warnings))
 
 
 def decode(data: bytes) -> tuple[str, str | None, str | None]:
@@ -166,7 +169,10 @@ def parse_note(text: str, source: str, config: NotesConfig) -> Note:
     if session is not None and session < 0:
         warnings.append(f"session number {session} is below 0 after notes.session_offset; stored without one")
         session = None
-    parent = PurePosixPath(source).parent.name
+    # The top-level folder ("NPCs", "Locations") groups pages better than the immediate parent
+    # ("NPCs/Port Nyanzaru") for filters and charts.
+    folders = PurePosixPath(source).parent.parts
+    parent = folders[0] if folders else ""
     return Note(
         source=source,
         title=title or stem,
@@ -199,7 +205,9 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
     if data is None:
         return {}, end + 1
     if not isinstance(data, dict):
-        warnings.append(f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text")
+        warnings.append(
+            f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text"
+        )
         return {}, 0
     return {str(k): v for k, v in data.items()}, end + 1
 

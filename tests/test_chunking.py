@@ -1,0 +1,326 @@
+"""Chunking as a player sees it: passage texts, names, headings, entities and the file lines cited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.chunking import chunk_note, chunk_notes
+from rag.config import ChunkingConfig, NotesConfig
+from rag.notes import load_notes, parse_note
+
+FIXTURES = Path(__file__).parent / "fixtures" / "notes"
+CRD3 = Path("/work/shared/data/crd3-notes")
+CFG = ChunkingConfig()
+
+
+def norm(s: str) -> str:  # the evaluation's matching rule, copied from the data README
+    s = s.casefold()
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in s).split())
+
+
+def fixture(source: str):
+    notes, _ = load_notes(FIXTURES, NotesConfig())
+    return next(n for n in notes if n.source == source)
+
+
+def note(body: str, source: str = "Session 1.md"):
+    return parse_note(body, source, NotesConfig())
+
+
+def summary(chunks):
+    return [(c.name, c.heading, c.text, c.line_start, c.line_end) for c in chunks]
+
+
+def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
+    chunks = chunk_note(fixture("Session 05.md"), "demo", CFG)
+    deal = "A Deal with Nostoc Greyspine"
+    assert summary(chunks) == [
+        (
+            "Session 5 · Part 1",
+            deal,
+            f"{deal}\nAfter the battle, Lord Nostoc invites the party back to his office and offers five "
+            "hundred gold if they stop the attacks.",
+            13,
+            13,
+        ),
+        (  # "Group Investigation" is too small alone and joins the next bullet; children keep nesting
+            "Session 5 · Part 2",
+            deal,
+            f"{deal}\nGroup Investigation\nHerris gives them a map of the mines before they leave.\n"
+            "- The map shows the lower tunnels.\n  - Marked in red ink",
+            14,
+            17,
+        ),
+        (
+            "Session 5 · Part 3",
+            deal,
+            f"{deal}\nGrog wants to fight everything in the mines right now; Vex Vax disagrees and reads "
+            "the wiki aloud to everyone until they agree to scout first.",
+            18,
+            18,
+        ),
+        (  # the paragraph between bullets is its own chunk; the %% comment is gone
+            "Session 5 · Part 4",
+            deal,
+            f"{deal}\nThe party argues about splitting the reward for a long time, and Scanlan writes a rude "
+            "song about it that nobody enjoys.",
+            20,
+            20,
+        ),
+        (  # * and + bullets, embed dropped, inline code kept as words
+            "Session 5 · Part 5",
+            deal,
+            f"{deal}\nStar bullet about the Umber Hulk\nPlus bullet with inline_code\nVex buys arrows at the "
+            "Value of Valor, and the elf shopkeeper warns her that nobody comes back from the lower tunnels.",
+            22,
+            24,
+        ),
+        (  # numbered list; multi-line %% and HTML comments dropped; lines still point into the file
+            "Session 5 · Part 6",
+            "Into the Dark",
+            "Into the Dark\n1. First they light torches.\n2. Then they descend.\n"
+            "Emoji stay 🐉 and Page shows the page.",
+            27,
+            34,
+        ),
+    ]
+    assert [c.position for c in chunks] == list(range(6))
+    assert {(c.campaign, c.source, c.session, c.campaign_no, c.kind, c.title) for c in chunks} == {
+        ("demo", "Session 05.md", 5, None, "session", "Into the Mines")
+    }
+    assert [(c.entities, c.aliases) for c in chunks] == [
+        (("Nostoc Greyspine",), (("Lord Nostoc", "Nostoc Greyspine"),)),
+        (("Greyspine Quarry",), (("lower tunnels", "Greyspine Quarry"),)),
+        ((), ()),
+        (("Scanlan",), ()),
+        (("Umber Hulk", "Vex'ahlia"), (("Vex", "Vex'ahlia"),)),
+        (("Page",), ()),
+    ]
+
+
+def test_evidence_lands_in_exactly_one_chunk():
+    chunks = chunk_note(fixture("Session 05.md"), "demo", CFG)
+    assert [c.position for c in chunks if norm("Herris gives them a map of the mines") in norm(c.text)] == [1]
+
+
+def test_heading_prefix_can_be_switched_off():
+    chunks = chunk_note(fixture("Session 05.md"), "demo", ChunkingConfig(heading_prefix=False))
+    assert chunks[0].text.startswith("After the battle, Lord Nostoc")
+    assert chunks[0].heading == "A Deal with Nostoc Greyspine"
+
+
+def test_without_min_chars_every_bullet_stands_alone():
+    chunks = chunk_note(fixture("Session 05.md"), "demo", ChunkingConfig(min_chars=0))
+    assert chunks[1].text == "A Deal with Nostoc Greyspine\nGroup Investigation"
+    assert (chunks[1].line_start, chunks[1].line_end) == (14, 14)
+    assert len(chunks) == 11
+
+
+def test_campaign_and_fractional_session_names():
+    c2 = chunk_note(fixture("C2 Session 20.md"), "cr", CFG)
+    assert [c.name for c in c2] == ["C2 Session 20 · Part 1"]
+    assert c2[0].entities == ("Caleb Widogast", "Beacon", "Essek Thelyss", "Jester Lavorre", "Traveler")
+    bonus = chunk_note(fixture("Session Notes/Arc One/Session 20.5.md"), "toa", CFG)
+    assert [c.name for c in bonus] == ["Session 20.5 · Part 1", "Session 20.5 · Part 2"]
+    assert bonus[0].session == 20.5
+
+
+def test_real_vault_bullet_quirks_one_space_tops_and_space_nesting():
+    chunks = chunk_note(fixture("Session Notes/Arc One/Session 20.5.md"), "toa", CFG)
+    assert summary(chunks) == [
+        (
+            "Session 20.5 · Part 1",
+            "",
+            "Party arrives at Port Nyanzaru on a rainy morning and meets the harbour master.\n"
+            "- Pays 15 gold in docking fees\n  - Grumbles about it",
+            1,
+            3,
+        ),
+        (
+            "Session 20.5 · Part 2",
+            "",
+            "Star bullet indented by one space\nPlus bullet indented by one space",
+            4,
+            5,
+        ),
+    ]
+
+
+def test_a_tiny_last_bullet_stays_alone_rather_than_drowning_in_a_long_one():
+    long = (
+        "Finding Foreman Herris, they learn of the nightmarish creatures he has seen in the lower tunnels: "
+        "stitched goblins, mutated slimes and a swollen duergar."
+    )
+    chunks = chunk_note(note(f"## Deal\n- {long}\n- Herris gives them a map.\n"), "c", CFG)
+    assert [c.text for c in chunks] == [f"Deal\n{long}", "Deal\nHerris gives them a map."]
+
+
+def test_nesting_by_two_or_four_spaces_or_tabs_and_mixed_top_level_indent():
+    body = (
+        "- Alpha one two three\n  - two-space child\n    - four-space grandchild\n"
+        " - one-space top level\n- Beta\n\t- tab child\n    continuation line\n"
+    )
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert [c.text for c in chunks] == [
+        "Alpha one two three\n- two-space child\n  - four-space grandchild",
+        "one-space top level",
+        "Beta\n- tab child\n  continuation line",
+    ]
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 3), (4, 4), (5, 7)]
+
+
+def test_tiny_bullets_merge_but_never_across_headings():
+    body = "## Loot\n- 3 spears\n- a coral\n## Next Session\n- Level up\n- Visit the bar\n"
+    chunks = chunk_note(note(body), "c", CFG)
+    assert summary(chunks) == [
+        ("Session 1 · Part 1", "Loot", "Loot\n3 spears\na coral", 2, 3),
+        ("Session 1 · Part 2", "Next Session", "Next Session\nLevel up\nVisit the bar", 5, 6),
+    ]
+
+
+def test_long_bullet_is_split_on_sentences_with_overlap():
+    sentences = [f"Sentence number {i} tells what the party did next in the mines." for i in range(1, 8)]
+    body = "## Fight\n- " + " ".join(sentences) + "\n"
+    cfg = ChunkingConfig(max_chars=150, min_chars=0, overlap_sentences=1)
+    chunks = chunk_note(note(body), "c", cfg)
+    bodies = [c.text.removeprefix("Fight\n") for c in chunks]
+    assert all(c.text.startswith("Fight\n") and len(c.text) <= 150 for c in chunks)
+    assert bodies == [
+        " ".join(sentences[0:2]),
+        " ".join(sentences[1:3]),
+        " ".join(sentences[2:4]),
+        " ".join(sentences[3:5]),
+        " ".join(sentences[4:6]),
+        " ".join(sentences[5:7]),
+    ]
+    assert {(c.line_start, c.line_end) for c in chunks} == {(2, 2)}
+    no_overlap = chunk_note(note(body), "c", cfg.model_copy(update={"overlap_sentences": 0}))
+    assert [c.text.removeprefix("Fight\n") for c in no_overlap] == [
+        " ".join(sentences[0:2]),
+        " ".join(sentences[2:4]),
+        " ".join(sentences[4:6]),
+        sentences[6],
+    ]
+
+
+def test_a_single_sentence_longer_than_max_chars_is_split_on_whitespace():
+    words = " ".join(f"word{i:03d}" for i in range(60))  # 479 characters, no sentence end
+    chunks = chunk_note(note(f"- {words}\n"), "c", ChunkingConfig(max_chars=100, min_chars=0))
+    assert all(len(c.text) <= 100 for c in chunks)
+    assert " ".join(c.text for c in chunks) == words
+
+
+def test_prose_is_packed_by_whole_paragraphs_per_heading_section():
+    p = [f"Paragraph {i} is about the story and has some length to it." for i in range(1, 5)]
+    body = f"{p[0]}\n\n{p[1]}\n\n{p[2]}\n\n## Later\n{p[3]}\n"
+    chunks = chunk_note(note(body, "Lore/History.md"), "c", ChunkingConfig(max_chars=160, min_chars=0))
+    assert summary(chunks) == [
+        ("History · Part 1", "", f"History\n{p[0]}\n\n{p[1]}", 1, 3),
+        ("History · Part 2", "", f"History\n{p[2]}", 5, 5),
+        ("History · Part 3", "Later", f"History\nLater\n{p[3]}", 8, 8),
+    ]
+    assert {c.kind for c in chunks} == {"Lore"}
+
+
+def test_prose_paragraph_longer_than_max_chars_is_split_on_sentences():
+    text = " ".join(f"The widow spoke to her son for the {i}th time." for i in range(1, 9))
+    chunks = chunk_note(note(text, "story.txt"), "c", ChunkingConfig(max_chars=120, min_chars=0))
+    assert len(chunks) > 3
+    for c in chunks:
+        body = c.text.removeprefix("story\n")
+        assert len(c.text) <= 120 and body in text and body.endswith(".")
+
+
+def test_fenced_code_tables_quotes_callouts_tasks_and_rules():
+    body = (
+        "```mermaid\ngraph TD\nA --> B\n```\n"
+        "```\nkeep this code\n```\n"
+        "| Animal | Clue |\n| --- | --- |\n| A lion | Ate the zebra |\n\n"
+        "> [!note] The Oracle\n> speaks **twice**\n\n"
+        "---\n"
+        "- [ ] Buy rope\n- [x] Sell the gem\n"
+    )
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert [c.text for c in chunks] == [  # prose blocks are packed together, bullets stand alone
+        "keep this code\n\nAnimal | Clue\nA lion | Ate the zebra\n\nThe Oracle\nspeaks twice",
+        "Buy rope",
+        "Sell the gem",
+    ]
+    assert [(c.line_start, c.line_end) for c in chunks] == [(6, 13), (16, 16), (17, 17)]
+
+
+def test_pages_get_their_title_as_prefix_and_their_folder_as_kind():
+    chunks = chunk_note(fixture("NPCs/Foreman Herris.md"), "demo", CFG)
+    assert summary(chunks) == [
+        (
+            "Foreman Herris · Part 1",
+            "",
+            "Foreman Herris\nForeman of the Greyspine Quarry. Gruff but fair.\n\n"
+            "He lost two workers to the things below and wants them avenged.",
+            5,
+            7,
+        ),
+        (
+            "Foreman Herris · Part 2",
+            "Appearance",
+            "Foreman Herris\nAppearance\nA stout dwarf with a soot-black beard.",
+            10,
+            10,
+        ),
+    ]
+    assert {(c.kind, c.session) for c in chunks} == {("NPCs", None)}
+
+
+def test_crlf_and_stray_carriage_returns_do_not_reach_the_text(tmp_path):
+    (tmp_path / "Session 3.md").write_bytes(b"## Camp\r\n- The party\r rests.\r\n- Watch\r\n")
+    notes, _ = load_notes(tmp_path, NotesConfig())
+    chunks = chunk_notes(notes, "c", CFG)
+    assert summary(chunks) == [("Session 3 · Part 1", "Camp", "Camp\nThe party rests.\nWatch", 2, 3)]
+
+
+def test_notes_with_nothing_to_say_give_no_chunks():
+    assert chunk_note(note("![[map.png]]\n%% only a comment %%\n\n---\n"), "c", CFG) == []
+
+
+def test_ids_and_hashes_are_stable_and_campaign_scoped():
+    notes, _ = load_notes(FIXTURES, NotesConfig())
+    first = chunk_notes(notes, "demo", CFG)
+    again = chunk_notes(load_notes(FIXTURES, NotesConfig())[0], "demo", CFG)
+    assert [(c.id, c.content_hash) for c in first] == [(c.id, c.content_hash) for c in again]
+    assert len({c.id for c in first}) == len(first)
+    other = chunk_notes(notes, "other", CFG)
+    assert not {c.id for c in first} & {c.id for c in other}
+    assert [c.source for c in first] == sorted(c.source for c in first)
+
+
+@pytest.mark.skipif(not (CRD3 / "C1 Session 2.md").exists(), reason="shared CRD3 data not present")
+def test_crd3_episode_2_evidence_lands_in_one_chunk_of_session_2():
+    text = (CRD3 / "C1 Session 2.md").read_text(encoding="utf-8")
+    parsed = parse_note(text, "C1 Session 2.md", NotesConfig())
+    chunks = chunk_note(parsed, "crd3", CFG)
+    hits = [c for c in chunks if norm("Herris gives them a map of the mines") in norm(c.text)]
+    assert len(hits) == 1
+    assert (hits[0].session, hits[0].campaign_no, hits[0].heading) == (2, 1, "A Deal with Nostoc Greyspine")
+    assert hits[0].name.startswith("C1 Session 2 · Part ")
+    lines = text.split("\n")
+    assert any(
+        "Herris gives them a map" in lines[n - 1] for n in range(hits[0].line_start, hits[0].line_end + 1)
+    )
+    assert all(len(c.text) <= CFG.max_chars for c in chunks)
+
+
+def test_quotes_and_paragraphs_nested_under_a_bullet_stay_with_it():
+    body = "- The statue tells a story:\n\n    > Man stood by the river.\n    Crocodile raised his head.\n- Next\n"
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert [c.text for c in chunks] == [
+        "The statue tells a story:\nMan stood by the river.\nCrocodile raised his head.",
+        "Next",
+    ]
+    assert [(c.line_start, c.line_end) for c in chunks] == [(1, 4), (5, 5)]
+
+
+def test_bullets_without_any_word_are_not_chunks():
+    chunks = chunk_note(note("## Part I\n- .\n- 🐉\n## Part II\n- The spell fades. 🐉\n"), "c", CFG)
+    assert [c.text for c in chunks] == ["Part II\nThe spell fades. 🐉"]

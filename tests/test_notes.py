@@ -1,0 +1,326 @@
+"""Reading a vault: what becomes a Note, what is skipped and why, and the inline cleaning of its text."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rag.config import NotesConfig
+from rag.errors import ConfigError, NotesError
+from rag.markdown import clean_inline
+from rag.notes import Skipped, load_notes, parse_note, session_from_name
+
+FIXTURES = Path(__file__).parent / "fixtures" / "notes"
+CFG = NotesConfig()
+
+
+def by_source(notes):
+    return {n.source: n for n in notes}
+
+
+# --- load_notes on the fixture vault ---------------------------------------------------------------
+
+
+def test_fixture_vault_loads_every_note_and_explains_every_skip():
+    notes, skipped = load_notes(FIXTURES, CFG)
+    assert [n.source for n in notes] == [
+        "Broken Front Matter.md",
+        "C2 Session 20.md",
+        "NPCs/Foreman Herris.md",
+        "Session 05.md",
+        "Session Notes/Arc One/Session 20.5.md",
+        "Windows Notes.md",
+        "lore.txt",
+    ]
+    # .obsidian/, .trash/, .hidden.md and map.png are left out silently: they are not notes.
+    assert skipped == [
+        Skipped("Blank.md", "empty file"),
+        Skipped("Empty.md", "empty file"),
+        Skipped("Garbled.md", "not UTF-8 or cp1252 text"),
+        Skipped("Scan.md", "binary file"),
+    ]
+
+
+def test_session_note_front_matter_title_and_narrative_body():
+    note = by_source(load_notes(FIXTURES, CFG)[0])["Session 05.md"]
+    assert note.front_matter["title"] == "The Greyspine Mines"
+    assert note.front_matter["tags"] == ["session", "mines"]
+    assert note.title == "Into the Mines"  # the H1 wins over the front matter title
+    assert (note.session, note.campaign_no, note.kind) == (5, None, "session")
+    assert note.body_line == 11  # the line after "# Session Start"
+    assert "Recap written before the game" not in note.body
+    assert note.body.split("\n")[1] == "## A Deal with Nostoc Greyspine"  # file line 12
+    assert note.warnings == ()
+
+
+def test_kinds_sessions_and_titles_of_the_other_files():
+    notes = by_source(load_notes(FIXTURES, CFG)[0])
+    c2 = notes["C2 Session 20.md"]
+    assert (c2.session, c2.campaign_no, c2.kind, c2.title, c2.body_line) == (
+        20,
+        2,
+        "session",
+        "The Mighty Nein Regroup",
+        2,
+    )
+    bonus = notes["Session Notes/Arc One/Session 20.5.md"]
+    assert (bonus.session, bonus.kind, bonus.title) == (20.5, "session", "Session 20.5")
+    npc = notes["NPCs/Foreman Herris.md"]
+    assert (npc.session, npc.kind, npc.title, npc.body_line) == (None, "NPCs", "Foreman Herris", 5)
+    assert npc.front_matter == {"aliases": ["Herris"]}
+    lore = notes["lore.txt"]
+    assert (lore.kind, lore.title, lore.session) == ("note", "lore", None)
+    assert lore.body.startswith("The Greyspine mines run deep")
+
+
+def test_broken_front_matter_warns_and_keeps_the_text():
+    note = by_source(load_notes(FIXTURES, CFG)[0])["Broken Front Matter.md"]
+    assert note.front_matter == {}
+    assert len(note.warnings) == 1
+    assert note.warnings[0].startswith("front matter is not valid YAML")
+    assert "line 2" in note.warnings[0]
+    assert "The party rests at the inn." in note.body
+
+
+def test_windows_1252_file_is_read_with_a_warning():
+    note = by_source(load_notes(FIXTURES, CFG)[0])["Windows Notes.md"]
+    assert note.body == "The party visits the café and pays 5 €.\n"
+    assert note.warnings == ("read as Windows-1252 text: the file is not valid UTF-8",)
+
+
+# --- parse_note ------------------------------------------------------------------------------------
+
+
+def test_title_falls_back_to_front_matter_then_file_stem():
+    text = "---\ntitle: Night at the Inn\n---\nThe party sleeps.\n"
+    assert parse_note(text, "Session 3.md", CFG).title == "Night at the Inn"
+    assert parse_note("The party sleeps.\n", "Arc/Session 3.md", CFG).title == "Session 3"
+
+
+def test_without_narrative_header_the_whole_body_is_narrative():
+    note = parse_note("# Title\n\n## Scene\n- A thing happens\n", "Session 1.md", CFG)
+    assert note.title == "Title"
+    assert note.body_line == 2
+    assert note.body == "\n## Scene\n- A thing happens\n"
+
+
+def test_narrative_header_is_configurable_and_matched_loosely():
+    cfg = NotesConfig(narrative_header="## Log")
+    note = parse_note("# T\nprep\n##   log\n- Fight\n", "Session 1.md", cfg)
+    assert (note.title, note.body, note.body_line) == ("T", "- Fight\n", 4)
+
+
+def test_h1_title_is_cleaned_of_links():
+    note = parse_note("# Meeting [[Nostoc Greyspine|Lord Nostoc]]\n- Talk\n", "Session 1.md", CFG)
+    assert note.title == "Meeting Lord Nostoc"
+
+
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [
+        (
+            "---\ntitle: x\nThe end never comes\n",
+            "front matter starts with '---' on line 1 but is never closed",
+        ),
+        ("---\n- a\n- b\n---\nText\n", "front matter is a YAML list, not a mapping of keys"),
+    ],
+)
+def test_other_front_matter_problems_warn_and_keep_text(text, warning):
+    note = parse_note(text, "Session 1.md", CFG)
+    assert note.warnings[0].startswith(warning)
+    assert note.front_matter == {}
+    assert note.body_line == 1
+
+
+def test_crlf_and_bom_are_removed_from_body():
+    note = parse_note("\ufeff# T\r\n- a\r\n- b\r\n", "x.md", CFG)
+    assert (note.title, note.body, note.body_line) == ("T", "- a\n- b\n", 2)
+
+
+# --- session numbers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Session 5.md", (5, None)),
+        ("Session 05.md", (5, None)),
+        ("C2 Session 20.md", (20, 2)),
+        ("Session Notes/3 TPK/Session 20.5.md", (20.5, None)),
+        ("Session 20.0.md", (20, None)),
+        ("Session 20.5 (Bonus Session).md", (20.5, None)),  # as named in a real vault
+        ("Session 12 - The Heist.md", (12, None)),
+        ("session 7.txt", (7, None)),
+        ("Session7.MD", (7, None)),
+        ("Foreman Herris.md", (None, None)),
+        ("Session Zero.md", (None, None)),
+        ("Pre-Session 5 prep.md", (None, None)),
+    ],
+)
+def test_session_from_name(source, expected):
+    session, campaign_no = session_from_name(source, CFG)
+    assert (session, campaign_no) == expected
+    if session is not None:
+        assert isinstance(session, float) == (session == 20.5)
+
+
+def test_session_offset_is_added():
+    cfg = NotesConfig(session_offset=-1)
+    assert session_from_name("Session 05.md", cfg) == (4, None)
+    note = parse_note("- Zero", "Session 0.md", cfg)
+    assert (note.session, note.kind) == (None, "session")
+    assert note.warnings == ("session number -1 is below 0 after notes.session_offset; stored without one",)
+
+
+def test_bad_session_pattern_is_a_config_error():
+    with pytest.raises(ConfigError, match="notes.session_pattern"):
+        session_from_name("Session 1.md", NotesConfig(session_pattern="Session (\\d+"))
+    with pytest.raises(ConfigError, match="named group"):
+        session_from_name("Session 1.md", NotesConfig(session_pattern=r"Session (\d+)"))
+
+
+# --- unreadable input, generated in tmp_path --------------------------------------------------------
+
+
+def write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    return path
+
+
+def test_missing_folder_or_file_is_a_notes_error(tmp_path):
+    with pytest.raises(NotesError, match="does not exist"):
+        load_notes(tmp_path / "nope", CFG)
+    write(tmp_path / "Session 1.md", "- x")
+    with pytest.raises(NotesError, match="not a folder"):
+        load_notes(tmp_path / "Session 1.md", CFG)
+
+
+def test_size_limit_front_matter_only_and_empty_narrative_are_skipped(tmp_path):
+    write(tmp_path / "Big.md", "- word " * 400)
+    write(tmp_path / "Stub.md", "---\ntags: [npc]\n---\n\n")
+    write(tmp_path / "Session 9.md", "# Nine\n# Session Start\n\n")
+    write(tmp_path / "Session 10.md", "- no session this week")
+    notes, skipped = load_notes(tmp_path, NotesConfig(max_file_mb=0.001))
+    assert [n.source for n in notes] == ["Session 10.md"]
+    assert skipped == [
+        Skipped("Big.md", "larger than 0.001 MB limit"),
+        Skipped("Session 9.md", "nothing after the '# Session Start' header"),
+        Skipped("Stub.md", "no text besides the front matter and title"),
+    ]
+
+
+def test_utf16_with_bom_is_text_but_other_nul_bytes_are_binary(tmp_path):
+    write(tmp_path / "Notepad.md", "\ufeff- Party meets Herris".encode("utf-16-le"))
+    write(tmp_path / "Doc.md", b"- a\x00b")
+    notes, skipped = load_notes(tmp_path, CFG)
+    assert [n.body for n in notes] == ["- Party meets Herris"]
+    assert skipped == [Skipped("Doc.md", "binary file")]
+
+
+def test_extensions_are_case_insensitive_and_configurable(tmp_path):
+    write(tmp_path / "LOUD.MD", "- x")
+    write(tmp_path / "plain.TXT", "x")
+    write(tmp_path / "other.markdown", "x")
+    write(tmp_path / "image.png", b"\x89PNG")
+    assert [n.source for n in load_notes(tmp_path, CFG)[0]] == ["LOUD.MD", "other.markdown", "plain.TXT"]
+    assert [n.source for n in load_notes(tmp_path, NotesConfig(extensions=["txt"]))[0]] == ["plain.TXT"]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks on this system")
+def test_links_outside_the_folder_are_never_followed(tmp_path):
+    outside = write(tmp_path / "secret" / "passwords.md", "- hunter2")
+    vault = tmp_path / "vault"
+    write(vault / "Session 1.md", "- real note")
+    try:
+        (vault / "Leak.md").symlink_to(outside)
+        (vault / "SecretDir").symlink_to(outside.parent, target_is_directory=True)
+        (vault / "Alias.md").symlink_to(vault / "Session 1.md")
+    except OSError:
+        pytest.skip("cannot create symlinks here")
+    notes, skipped = load_notes(vault, CFG)
+    assert [n.source for n in notes] == ["Alias.md", "Session 1.md"]
+    assert skipped == [
+        Skipped("Leak.md", "link outside the notes folder"),
+        Skipped("SecretDir", "link outside the notes folder"),
+    ]
+    assert all("hunter2" not in n.body for n in notes)
+
+
+def test_results_are_sorted_and_repeatable(tmp_path):
+    for name in ["b/Session 2.md", "a/z.md", "Session 10.md", "Session 1.md"]:
+        write(tmp_path / name, "- text")
+    first = load_notes(tmp_path, CFG)
+    assert [n.source for n in first[0]] == ["Session 1.md", "Session 10.md", "a/z.md", "b/Session 2.md"]
+    assert load_notes(tmp_path, CFG) == first
+
+
+# --- clean_inline ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "entities", "aliases"),
+    [
+        ("Met [[Entity]] today", "Met Entity today", ["Entity"], []),
+        ("Met [[Entity|Alias]] today", "Met Alias today", ["Entity"], [("Alias", "Entity")]),
+        ("See [[Page#Heading|Alias]]", "See Alias", ["Page"], [("Alias", "Page")]),
+        ("See [[Page#Heading]]", "See Page", ["Page"], []),
+        ("See [[NPCs/Yorb.md|Yorb]]", "See Yorb", ["Yorb"], []),
+        ("![[map.png]]", "", [], []),
+        ("Before ![[map.png]] after", "Before after", [], []),
+        ("a %% hidden %% b", "a b", [], []),
+        ("a <!-- hidden --> b", "a b", [], []),
+        ("**bold** *italic* __under__ _em_ ~~strike~~ ==mark==", "bold italic under em strike mark", [], []),
+        ("***both*** and **_nested_**", "both and nested", [], []),
+        ("run `snake_case()` now", "run snake_case() now", [], []),
+        ("read [the wiki](https://example.com/a_b_c) now", "read the wiki now", [], []),
+        (
+            "see [Hew](NPCs/Hew%20Hackinstone.md)",
+            "see Hew",
+            ["Hew Hackinstone"],
+            [("Hew", "Hew Hackinstone")],
+        ),
+        ("img ![alt](x.png) gone", "img gone", [], []),
+        ("stray\r carriage\r", "stray carriage", [], []),
+        ("Dragon! 🐉 ✨ kept", "Dragon! 🐉 ✨ kept", [], []),
+        ("snake_case_name and 5 * 3 * 2", "snake_case_name and 5 * 3 * 2", [], []),
+        (r"not \*italic\*", "not *italic*", [], []),
+        ("line<br>break and [^1] note ^abc123", "line break and note", [], []),
+        ("[[A]] and [[A|a]] and [[A]]", "A and a and A", ["A"], [("a", "A")]),
+        ("| [[Page\\|Shown]] |", "| Shown |", ["Page"], [("Shown", "Page")]),
+    ],
+)
+def test_clean_inline(raw, text, entities, aliases):
+    assert clean_inline(raw) == (text, entities, aliases)
+
+
+def test_link_text_survives_exactly_even_with_markdown_characters():
+    text, entities, _ = clean_inline("The [[Tome_of_Doom|__init__ *star*]] glows")
+    assert text == "The __init__ *star* glows"
+    assert entities == ["Tome_of_Doom"]
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads everything")
+def test_unreadable_subfolder_is_reported(tmp_path):
+    write(tmp_path / "Session 1.md", "- ok")
+    locked = tmp_path / "Locked"
+    write(locked / "Session 2.md", "- hidden")
+    locked.chmod(0)
+    try:
+        notes, skipped = load_notes(tmp_path, CFG)
+    finally:
+        locked.chmod(0o755)
+    assert [n.source for n in notes] == ["Session 1.md"]
+    assert skipped == [Skipped("Locked", "folder cannot be read: permission denied")]
+
+
+def test_kind_is_the_top_level_folder():
+    from rag.config import NotesConfig
+    from rag.notes import parse_note
+
+    note = parse_note("# Yorb\nA guide.\n", "NPCs/Port Nyanzaru/Yorb.md", NotesConfig())
+    assert note.kind == "NPCs"
