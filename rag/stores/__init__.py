@@ -56,7 +56,7 @@ class Store(ABC):
     def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
         """Every chunk (or one file's), in source/position order: previews, alias tables, entity lists."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: only embedded stores hold a lock
         """Release the folder lock of an embedded store. Safe to call twice."""
 
 

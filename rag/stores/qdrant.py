@@ -9,6 +9,10 @@ lowercased, with no stemming and no stopwords: qdrant-client's local mode implem
 that tokenization (anything else raises ``NotImplementedError``), and one setting for every mode keeps
 scores comparable between a laptop and a server.
 
+Local mode (folder or ``:memory:``) is plain Python and not thread-safe: two threads upserting at once
+lose points and break its SQLite transactions (measured). Streamlit serves every session from its own
+thread with one cached store, so local-mode calls are serialised by a lock; a server needs none.
+
 Missing collections: ``count``/``stored_hashes``/``chunks`` return empty, ``delete``/``drop`` do
 nothing, searches and ``upsert`` raise ``CampaignNotFoundError`` naming the collection (a search on a
 campaign that was never indexed is a user error; an empty result would look like "the notes don't say").
@@ -16,8 +20,9 @@ campaign that was never indexed is a user error; an empty result would look like
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +62,15 @@ def build_filter(filters: Filters | None) -> models.Filter | None:
         return None
     must: list[models.Condition] = []
     if filters.session_min is not None or filters.session_max is not None:
-        must.append(models.FieldCondition(
-            key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max)))
+        must.append(
+            models.FieldCondition(
+                key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max)
+            )
+        )
     if filters.campaign_no is not None:
-        must.append(models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no)))
+        must.append(
+            models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no))
+        )
     for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
         if values:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
@@ -71,11 +81,13 @@ class QdrantStore(Store):
     def __init__(self, config: Config):
         self._prefix = config.store.collection_prefix
         self._url = config.store.url
+        self._mutex: Any = nullcontext() if self._url else threading.RLock()
         if self._url:
             self._where = f"the Qdrant server at {self._url}"
             # check_compatibility would make a request here and only warn; the probe below raises instead
-            self._client = QdrantClient(url=self._url, api_key=config.store.api_key, timeout=30,
-                                        check_compatibility=False)
+            self._client = QdrantClient(
+                url=self._url, api_key=config.store.api_key, timeout=30, check_compatibility=False
+            )
             with self._guard():
                 self._client.get_collections()
         elif config.store_path == ":memory:":
@@ -99,9 +111,11 @@ class QdrantStore(Store):
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        """Server trouble becomes a one-line ``StoreError``; local-mode errors pass through."""
+        """Every client call runs in here: local mode one at a time, and server trouble becomes a
+        one-line ``StoreError``; local-mode errors pass through."""
         try:
-            yield
+            with self._mutex:
+                yield
         except ResponseHandlingException as err:
             reason = str(err.source) or type(err.source).__name__
             raise StoreError(f"Cannot reach {self._where}: {reason}.") from None
@@ -109,7 +123,8 @@ class QdrantStore(Store):
             detail = err.content.decode("utf-8", "replace")[:200].strip()
             raise StoreError(
                 f"{self._where[0].upper()}{self._where[1:]} refused the request "
-                f"({err.status_code} {err.reason_phrase}): {detail}") from None
+                f"({err.status_code} {err.reason_phrase}): {detail}"
+            ) from None
 
     def _exists(self, name: str) -> bool:
         with self._guard():
@@ -126,7 +141,8 @@ class QdrantStore(Store):
                     return False
                 self._client.delete_collection(name)
             self._client.create_collection(
-                name, vectors_config={VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)})
+                name, vectors_config={VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)}
+            )
             self._client.create_payload_index(name, TEXT, TEXT_INDEX)
             if self._url:  # local mode ignores other payload indexes (and warns); filters scan instead
                 for key, schema in INDEXES.items():
@@ -152,25 +168,39 @@ class QdrantStore(Store):
 
     # -- points --------------------------------------------------------------------------------
 
-    def _scroll(self, name: str, with_payload: Any, scroll_filter: models.Filter | None = None) -> Iterator[Any]:
+    def _scroll(
+        self, name: str, with_payload: Any, scroll_filter: models.Filter | None = None
+    ) -> Iterator[Any]:
         if not self._exists(name):
             return
         offset = None
         while True:
             with self._guard():
-                points, offset = self._client.scroll(name, scroll_filter=scroll_filter, limit=PAGE, offset=offset,
-                                                     with_payload=with_payload, with_vectors=False)
+                points, offset = self._client.scroll(
+                    name,
+                    scroll_filter=scroll_filter,
+                    limit=PAGE,
+                    offset=offset,
+                    with_payload=with_payload,
+                    with_vectors=False,
+                )
             yield from points
             if offset is None:
                 return
 
     def stored_hashes(self, name: str) -> dict[str, str]:
-        return {str(p.id): (p.payload or {}).get("stored_hash", "") for p in self._scroll(name, ["stored_hash"])}
+        return {
+            str(p.id): (p.payload or {}).get("stored_hash", "") for p in self._scroll(name, ["stored_hash"])
+        }
 
-    def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
+    def upsert(
+        self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]
+    ) -> None:
         vectors = check_batch(chunks, vectors, stored_hashes)
         points = [
-            models.PointStruct(id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), "stored_hash": h})
+            models.PointStruct(
+                id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), "stored_hash": h}
+            )
             for c, v, h in zip(chunks, vectors, stored_hashes, strict=True)
         ]
         for start in range(0, len(points), BATCH):
@@ -203,14 +233,26 @@ class QdrantStore(Store):
 
     def _query(self, name: str, query: Any, using: str, limit: int, filters: Filters | None) -> ScoredChunks:
         with self._existing(name):
-            result = self._client.query_points(name, query=query, using=using, limit=limit,
-                                               query_filter=build_filter(filters), with_payload=True)
+            result = self._client.query_points(
+                name,
+                query=query,
+                using=using,
+                limit=limit,
+                query_filter=build_filter(filters),
+                with_payload=True,
+            )
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in result.points]
 
-    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
-        return self._query(name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters)
+    def dense_search(
+        self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None
+    ) -> ScoredChunks:
+        return self._query(
+            name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters
+        )
 
-    def keyword_search(self, name: str, text: str, limit: int, filters: Filters | None = None) -> ScoredChunks:
+    def keyword_search(
+        self, name: str, text: str, limit: int, filters: Filters | None = None
+    ) -> ScoredChunks:
         """BM25 over ``text``; a query with no word characters finds nothing."""
         if not any(ch.isalnum() for ch in text):
             if not self._exists(name):
@@ -220,7 +262,8 @@ class QdrantStore(Store):
 
     def close(self) -> None:
         """Releases the folder lock; qdrant-client's close is idempotent, so this is too."""
-        self._client.close()
+        with self._mutex:
+            self._client.close()
 
 
 def is_locked(path: Path) -> bool:
@@ -243,7 +286,8 @@ def check_batch(chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Seq
     if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
         raise ValueError(
             f"upsert needs one vector and one hash per chunk: {len(chunks)} chunks, "
-            f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes")
+            f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes"
+        )
     return vectors
 
 
