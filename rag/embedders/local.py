@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+
 import numpy as np
 
 from rag.config import EmbeddingConfig
