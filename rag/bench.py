@@ -14,24 +14,12 @@ import time
 from pathlib import Path
 
 from rag.config import PROJECT_ROOT, Config
+from rag.docs import DOCS, write_section
 from rag.embedders import get_embedder
 from rag.indexing import prepare_chunks, sync_campaign
 from rag.stores import get_store
 
-DOC = PROJECT_ROOT / "docs" / "BENCHMARKS.md"
-
-
-def write_section(name: str, markdown: str, doc: Path = DOC) -> None:
-    start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
-    text = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    block = f"{start}\n{markdown.strip()}\n{end}"
-    if start in text and end in text:
-        before, rest = text.split(start, 1)
-        text = before + block + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text(text, encoding="utf-8")
+DOC = DOCS / "BENCHMARKS.md"
 
 
 def machine() -> str:
@@ -120,7 +108,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
         md = ingest_markdown(result, _display_path(notes_dir), command)
     print(md)
     if not args.no_write:
-        write_section(args.what, md)
+        write_section(DOC, f"bench:{args.what}", md, "Benchmarks")
         print(f"updated {DOC}", file=sys.stderr)
     return 0
 

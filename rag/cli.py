@@ -62,6 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", default="1,3,5,10", help="cut-offs, e.g. 1,3,5,10")
     p.add_argument("--story-dirs", action="store_true", help="each sub-folder of --notes is its own corpus")
     p.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
+    p.add_argument("--label", help="a name for this configuration in docs/EVALUATION.md tables")
+
+    p = sub.add_parser("report", help="render docs/EVALUATION.md tables from eval --json files")
+    p.add_argument("files", nargs="+", help="eval JSON files, one table row each, in this order")
+    p.add_argument("--section", default="retrieval", help="which section of docs/EVALUATION.md to rewrite")
+    p.add_argument("--config", help=argparse.SUPPRESS)
+    p.add_argument("--set", action="append", default=[], help=argparse.SUPPRESS)
+    p.add_argument("--campaign", help=argparse.SUPPRESS)
+    p.add_argument("--data", help=argparse.SUPPRESS)
 
     p = sub.add_parser("bench", help="measure speed; writes docs/BENCHMARKS.md sections")
     _common(p)
@@ -93,6 +102,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         config = config_from_args(args)
         from rag import commands

@@ -142,16 +142,31 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     pipeline = Pipeline(config)
     try:
         result = run_eval(
-            config, config.resolve(config.notes_dir), args.questions, pipeline.embedder, pipeline.store,
+            pipeline, config.resolve(config.notes_dir), args.questions,
             ks=ks, story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr),
         )
     finally:
         pipeline.close()
+    result["label"] = args.label or config.retrieval.mode
+    result["command"] = "python -m rag " + " ".join(_quote(a) for a in args.argv)
     print(format_table(result))
     if args.json_out:
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_out).write_text(json.dumps(result, indent=2), encoding="utf-8")
         print(f"wrote {args.json_out}", file=sys.stderr)
+    return 0
+
+
+def _quote(arg: str) -> str:
+    import shlex
+
+    return shlex.quote(arg)
+
+
+def cmd_report(config: Config, args: argparse.Namespace) -> int:
+    from rag.report import render_eval_doc
+
+    print(render_eval_doc([Path(f) for f in args.files], args.section))
     return 0
 
 

@@ -71,6 +71,7 @@ class RetrievalConfig(Section):
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(1.0, ge=0)
     score_threshold: float | None = None
+    alias_expansion: bool = True  # a question naming "the Keeper" also searches "Osiris"
 
 
 class TrackingConfig(Section):

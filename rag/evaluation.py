@@ -14,13 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag.config import Config, slug
-from rag.embedders import Embedder
+from rag.config import slug
 from rag.errors import ChroniclerError
-from rag.indexing import sync_campaign
 from rag.models import Chunk, Hit
-from rag.retrieval import Retriever
-from rag.stores import Store
+from rag.pipeline import Pipeline
 
 KINDS = ("fact", "which-session", "entity", "multi-session", "unanswerable")
 MRR_DEPTH = 10
@@ -144,15 +141,12 @@ def corpora(notes_dir: Path, questions: list[Question], story_dirs: bool) -> dic
 
 
 def run_eval(
-    config: Config,
+    pipeline: Pipeline,
     notes_dir: str | Path,
     questions_path: str | Path,
-    embedder: Embedder,
-    store: Store,
     ks: list[int] = (1, 3, 5, 10),
     story_dirs: bool = False,
     log: Callable[[str], None] = lambda s: None,
-    retrieve: Callable[[Retriever, Question, int], list[Hit]] | None = None,
 ) -> dict[str, Any]:
     """Index each corpus (incrementally: unchanged chunks are not re-embedded) and score every question."""
     started = time.perf_counter()
@@ -161,13 +155,12 @@ def run_eval(
     questions = load_questions(questions_path)
     rows, per_question, latencies = [], [], []
     for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
-        report = sync_campaign(config, folder, embedder, store, campaign=campaign)
+        report = pipeline.index(folder, campaign)
         if report.embedded:
             log(f"indexed {campaign}: {report.summary()}")
-        retriever = Retriever(config, embedder, store, campaign)
         for q in qs:
             t0 = time.perf_counter()
-            hits = retrieve(retriever, q, depth) if retrieve else retriever.search(q.question, k=depth)
+            hits = pipeline.retrieve(q.question, campaign, k=depth).hits
             latencies.append(time.perf_counter() - t0)
             metrics = score_question(q, hits, ks)
             rows.append((q.kind, metrics))
@@ -186,7 +179,7 @@ def run_eval(
             "p50": round(statistics.median(lat_ms), 1) if lat_ms else 0.0,
             "p95": round(lat_ms[min(len(lat_ms) - 1, int(0.95 * len(lat_ms)))], 1) if lat_ms else 0.0,
         },
-        "config": config.snapshot(),
+        "config": pipeline.config.snapshot(),
         "seconds": round(time.perf_counter() - started, 1),
         "per_question": per_question,
     }

@@ -6,11 +6,13 @@ so the app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipel
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 from rag.config import Config
 from rag.embedders import Embedder, get_embedder
+from rag.expansion import AliasTable
 from rag.indexing import IndexReport, sync_campaign
 from rag.models import Chunk, Filters
 from rag.retrieval import Retrieval, Retriever
@@ -43,7 +45,26 @@ class Pipeline:
         progress: Callable[[int, int], None] | None = None,
     ) -> IndexReport:
         notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
-        return sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+        report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+        self.aliases(campaign, rebuild=True)
+        return report
+
+    def aliases(self, campaign: str | None = None, rebuild: bool = False) -> AliasTable:
+        """The campaign's alias table, built at index time and kept beside the store as JSON."""
+        collection = self.config.collection(campaign)
+        path = self.config.data_path / "aliases" / f"{collection}.json"
+        count = self.store.count(collection)
+        if not rebuild and path.exists():
+            try:
+                saved = json.loads(path.read_text(encoding="utf-8"))
+                if saved.get("count") == count:
+                    return AliasTable.from_names(saved["names"])
+            except (OSError, ValueError, KeyError):
+                pass  # rebuilt below
+        table = AliasTable.from_chunks(self.store.chunks(collection))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"count": count, "names": table.names}, ensure_ascii=False), encoding="utf-8")
+        return table
 
     def retrieve(
         self,
@@ -56,7 +77,8 @@ class Pipeline:
         mode = mode or self.config.retrieval.mode
         embedder = self.embedder if mode != "keyword" else self._embedder
         self.require_campaign(campaign)
-        return Retriever(self.config, embedder, self.store, campaign).retrieve(question, k, filters, mode)
+        aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
+        return Retriever(self.config, embedder, self.store, campaign, aliases).retrieve(question, k, filters, mode)
 
     def campaigns(self) -> dict[str, int]:
         """Indexed campaigns → chunk count (collection names without the prefix)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError
+from rag.expansion import AliasTable
 from rag.models import Chunk, Filters, Hit
 from rag.stores import Store
 
@@ -27,6 +28,7 @@ class Retrieval:
     mode: str
     filters: Filters
     timings: dict[str, float] = field(default_factory=dict)
+    variants: dict[str, str] = field(default_factory=dict)  # stage → the query text it searched
 
 
 def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -40,11 +42,19 @@ def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> 
 
 
 class Retriever:
-    def __init__(self, config: Config, embedder: Embedder | None, store: Store, campaign: str | None = None):
+    def __init__(
+        self,
+        config: Config,
+        embedder: Embedder | None,
+        store: Store,
+        campaign: str | None = None,
+        aliases: AliasTable | None = None,
+    ):
         self.config = config
         self.embedder = embedder
         self.store = store
         self.collection = config.collection(campaign)
+        self.aliases = aliases
 
     def search(self, question: str, k: int | None = None, filters: Filters | None = None) -> list[Hit]:
         return self.retrieve(question, k, filters).hits
@@ -62,6 +72,11 @@ class Retriever:
         limit = max(cfg.candidates, k)
         timings: dict[str, float] = {}
         rankings: dict[str, list[tuple[Chunk, float]]] = {}
+        variants = {"dense": question, "keyword": question}
+        if cfg.alias_expansion and self.aliases:
+            other_names = self.aliases.expand(question)
+            if other_names:
+                variants["keyword"] = f"{question} {' '.join(other_names)}"
 
         if mode in ("dense", "hybrid"):
             if self.embedder is None:
@@ -74,20 +89,23 @@ class Retriever:
             timings["dense"] = time.perf_counter() - t0
         if mode in ("keyword", "hybrid"):
             t0 = time.perf_counter()
-            rankings["keyword"] = self.store.keyword_search(self.collection, question, limit, filters)
+            rankings["keyword"] = self.store.keyword_search(self.collection, variants["keyword"], limit, filters)
             timings["keyword"] = time.perf_counter() - t0
         if not rankings:
             raise ChroniclerError(f"Unknown retrieval mode '{mode}'.", hint="Use dense, keyword or hybrid.")
 
-        candidates = self._merge(rankings, mode)
+        variants = {stage: text for stage, text in variants.items() if stage in rankings}
+        candidates = self._merge(rankings, mode, variants)
         floor = cfg.score_threshold
         for hit in candidates:
             hit.kept = floor is None or hit.score >= floor
         kept = [h for h in candidates if h.kept][:k]
         timings["total"] = sum(timings.values())
-        return Retrieval(question, kept, candidates, mode, filters, timings)
+        return Retrieval(question, kept, candidates, mode, filters, timings, variants)
 
-    def _merge(self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str) -> list[Hit]:
+    def _merge(
+        self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str, variants: dict[str, str]
+    ) -> list[Hit]:
         cfg = self.config.retrieval
         chunks: dict[str, Chunk] = {}
         scores: dict[str, dict[str, float]] = {}
@@ -114,5 +132,7 @@ class Retriever:
         hits = []
         for rank, cid in enumerate(order, start=1):
             ranks[cid]["first_stage"] = rank
-            hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid]))
+            # the variant that ranked it best is the one that "found" it
+            best = min((r, stage) for stage, r in ranks[cid].items() if stage in variants)[1]
+            hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid], variants[best]))
         return hits

@@ -15,6 +15,7 @@ NOTES = {
                     "priests about the Calamity, but the priests refuse to say anything more about it.\n",
     "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
                     "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
+    "NPCs/Osiris.md": "# Osiris\nAn ancient sphinx guarding forbidden knowledge beneath a cathedral.\n",
 }
 
 
@@ -23,6 +24,7 @@ def pipeline(request, tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
     for name, text in NOTES.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
         (notes / name).write_text(text)
     config = load_config(overrides={"store.backend": request.param, "campaign": "t", "retrieval.candidates": 10})
     p = Pipeline(config, embedder=FakeEmbedder())
@@ -68,3 +70,14 @@ def test_unknown_campaign_and_empty_question(pipeline):
         pipeline.retrieve("anything", campaign="nope")
     with pytest.raises(ChroniclerError):
         pipeline.retrieve("   ")
+
+
+def test_alias_expansion_searches_the_other_names(pipeline):
+    result = pipeline.retrieve("Who is the keeper?", mode="keyword")
+    assert result.variants["keyword"] == "Who is the keeper? Osiris"
+    page = [h for h in result.hits if h.chunk.source == "NPCs/Osiris.md"]
+    assert page and page[0].variant == result.variants["keyword"]  # found only through the alias
+    pipeline.config.retrieval.alias_expansion = False
+    plain = pipeline.retrieve("Who is the keeper?", mode="keyword")
+    assert plain.variants["keyword"] == "Who is the keeper?"
+    assert all(h.chunk.source != "NPCs/Osiris.md" for h in plain.hits)

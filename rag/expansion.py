@@ -1,0 +1,90 @@
+"""Offline alias expansion from the notes' own ``[[Page|Alias]]`` links.
+
+Players write "the Keeper" in one session and "Osiris" in another; a small embedding model doesn't know
+they are one person, and BM25 can't. The vault already says so, so a question that names any one of an
+entity's names also searches the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rag.models import Chunk
+
+MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
+MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
+
+
+def _key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+@dataclass
+class AliasTable:
+    """entity → every name the notes use for it (the page name first)."""
+
+    names: dict[str, list[str]] = field(default_factory=dict)
+    _pattern: re.Pattern | None = field(default=None, repr=False)
+    _owner: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_chunks(cls, chunks: Iterable[Chunk]) -> AliasTable:
+        counts: dict[str, dict[str, int]] = {}
+        for chunk in chunks:
+            for entity in chunk.entities:
+                counts.setdefault(entity, {}).setdefault(entity, 0)
+            for shown, entity in chunk.aliases:
+                per = counts.setdefault(entity, {entity: 0})
+                per[shown] = per.get(shown, 0) + 1
+        table = cls()
+        for entity, shown in counts.items():
+            seen, ordered = {_key(entity)}, [entity]
+            for name, _ in sorted(shown.items(), key=lambda kv: -kv[1]):
+                if len(name) >= MIN_NAME and _key(name) not in seen:
+                    seen.add(_key(name))
+                    ordered.append(name)
+            if len(ordered) > 1:
+                table.names[entity] = ordered[:MAX_NAMES]
+        table._compile()
+        return table
+
+    @classmethod
+    def from_names(cls, names: dict[str, list[str]]) -> AliasTable:
+        table = cls(names={k: list(v) for k, v in names.items()})
+        table._compile()
+        return table
+
+    def _compile(self) -> None:
+        self._owner = {}
+        for entity, names in self.names.items():
+            for name in names:
+                self._owner.setdefault(_key(name), entity)
+        if not self._owner:
+            self._pattern = None
+            return
+        alternatives = sorted(self._owner, key=len, reverse=True)  # longest name wins
+        self._pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(a) for a in alternatives) + r")(?!\w)")
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def mentions(self, question: str) -> dict[str, str]:
+        """Names found in the question → their entity."""
+        if self._pattern is None:
+            return {}
+        text = " ".join(question.casefold().split())
+        return {m.group(1): self._owner[m.group(1)] for m in self._pattern.finditer(text)}
+
+    def expand(self, question: str) -> list[str]:
+        """The other names of every entity the question names, in table order, without repeats."""
+        found = self.mentions(question)
+        out: list[str] = []
+        said = set(found)
+        for entity in dict.fromkeys(found.values()):
+            for name in self.names[entity]:
+                if _key(name) not in said:
+                    said.add(_key(name))
+                    out.append(name)
+        return out

@@ -1,0 +1,228 @@
+"""Saving uploaded notes (single files or a zipped Obsidian vault) under ``<data_dir>/uploads/<campaign>/``.
+
+Everything a browser sends is untrusted: names are checked before anything is written (no ``..``, no
+absolute or drive paths, no symlinks), and a zip is refused whole when it has too many files or too
+many bytes once unpacked. Sizes declared in a zip's directory can lie, so bytes are also counted while
+extracting into a staging folder; the campaign's folder is touched only after every check passed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import stat
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from rag.config import Config
+from rag.errors import ChroniclerError
+
+MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
+MAX_TOTAL_MB = 200  # unpacked; notes are text, so more than this is almost surely not a vault
+IGNORED_DIRS = {"__MACOSX"}  # plus every hidden folder: .obsidian, .trash, .git
+SOURCES_FILE = "campaign_sources.json"
+
+
+class UploadError(ChroniclerError):
+    """An upload is refused as a whole; nothing was saved."""
+
+
+@dataclass
+class SaveResult:
+    saved: list[str] = field(default_factory=list)  # relative paths written
+    ignored: list[str] = field(default_factory=list)  # not notes (images, .obsidian config, ...)
+
+
+def uploads_dir(config: Config, campaign: str) -> Path:
+    return config.data_path / "uploads" / campaign
+
+
+def safe_relpath(name: str) -> PurePosixPath:
+    """A relative path that stays inside the destination, or ``UploadError`` naming the bad entry."""
+    clean = name.replace("\\", "/")
+    if "\x00" in clean:
+        raise UploadError(f"Refused '{name}': the name contains a NUL character. Nothing was saved.")
+    if clean.startswith("/") or re.match(r"^[A-Za-z]:", clean):
+        raise UploadError(f"Refused '{name}': absolute paths are not allowed. Nothing was saved.")
+    parts = [p for p in clean.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UploadError(
+            f"Refused '{name}': paths may not climb out of the folder with '..'. Nothing was saved."
+        )
+    if not parts:
+        raise UploadError(f"Refused '{name}': it has no file name. Nothing was saved.")
+    return PurePosixPath(*parts)
+
+
+def _is_note(path: PurePosixPath, extensions: Iterable[str]) -> bool:
+    if any(p.startswith(".") or p in IGNORED_DIRS for p in path.parts):
+        return False
+    return path.suffix.lower() in {e.lower() for e in extensions}
+
+
+def _strip_common_root(paths: list[PurePosixPath]) -> list[PurePosixPath]:
+    """``MyVault.zip`` usually holds ``MyVault/...``: drop that one shared folder so the vault's own
+    folders (People/, Places/) are the top level, as they are in Obsidian."""
+    if paths and all(len(p.parts) > 1 for p in paths) and len({p.parts[0] for p in paths}) == 1:
+        return [PurePosixPath(*p.parts[1:]) for p in paths]
+    return paths
+
+
+def _zip_members(name: str, data: bytes) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in archive.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError):
+        raise UploadError(f"'{name}' is not a readable zip file. Nothing was saved.") from None
+    members = []
+    for info in infos:
+        path = safe_relpath(info.filename)
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise UploadError(
+                f"Refused '{name}': it contains a symbolic link ({info.filename}). Nothing was saved."
+            )
+        members.append((info, path))
+    return members
+
+
+def plan_upload(
+    uploads: Sequence[tuple[str, bytes]],
+    extensions: Iterable[str],
+    max_files: int = MAX_FILES,
+    max_total_mb: float = MAX_TOTAL_MB,
+) -> tuple[list[tuple[PurePosixPath, object]], list[str]]:
+    """Check every name and limit before anything is written.
+
+    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, and the names ignored as not notes.
+    """
+    extensions = list(extensions)
+    planned: list[tuple[PurePosixPath, object]] = []
+    ignored: list[str] = []
+    declared = 0
+    for name, data in uploads:
+        path = safe_relpath(name)
+        if path.suffix.lower() == ".zip":
+            members = _zip_members(name, data)
+            notes = [(i, p) for i, p in members if _is_note(p, extensions)]
+            ignored += [f"{name}: {p}" for i, p in members if not _is_note(p, extensions)]
+            targets = _strip_common_root([p for _, p in notes])
+            planned += [(t, (data, i)) for t, (i, _) in zip(targets, notes, strict=True)]
+            declared += sum(i.file_size for i, _ in notes)
+        elif _is_note(path, extensions):
+            planned.append((path, data))
+            declared += len(data)
+        else:
+            ignored.append(name)
+        if len(planned) > max_files:
+            raise UploadError(
+                f"Refused: more than {max_files} notes in one upload. Nothing was saved.",
+                hint="Split the vault, or sync it as a folder on the server.",
+            )
+    if declared > max_total_mb * 1024 * 1024:
+        raise UploadError(
+            f"Refused: the notes would take more than {max_total_mb:g} MB unpacked. Nothing was saved.",
+            hint="Session notes are text; check the zip holds your vault.",
+        )
+    return planned, ignored
+
+
+def save_uploads(
+    uploads: Sequence[tuple[str, bytes]],
+    dest: Path,
+    extensions: Iterable[str],
+    replace: bool = False,
+    max_files: int = MAX_FILES,
+    max_total_mb: float = MAX_TOTAL_MB,
+) -> SaveResult:
+    """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks)."""
+    planned, ignored = plan_upload(uploads, extensions, max_files, max_total_mb)
+    if not planned:
+        raise UploadError("None of the uploaded files are notes (.md or .txt). Nothing was saved.")
+    limit = max_total_mb * 1024 * 1024
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".upload-", dir=dest.parent))
+    try:
+        written = 0
+        archives: dict[int, zipfile.ZipFile] = {}
+        for path, source in planned:
+            target = staging.joinpath(*path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(source, bytes):
+                target.write_bytes(source)
+                written += len(source)
+                continue
+            data, info = source
+            archive = archives.setdefault(id(data), zipfile.ZipFile(io.BytesIO(data)))
+            with archive.open(info) as src, target.open("wb") as out:
+                while block := src.read(1 << 16):
+                    written += len(block)
+                    if written > limit:
+                        raise UploadError(
+                            f"Refused: the zip unpacks to more than {max_total_mb:g} MB. Nothing was saved."
+                        )
+                    out.write(block)
+        if replace and dest.exists():
+            shutil.rmtree(dest)
+        for path, _ in planned:
+            target = dest.joinpath(*path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging.joinpath(*path.parts).replace(target)
+    except (zipfile.BadZipFile, OSError) as err:
+        raise UploadError(f"Could not save the upload: {err}. Nothing was indexed.") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored)
+
+
+# -- where a campaign's notes live, so Settings can offer "re-index now" --------------------------------
+
+
+def _sources_path(config: Config) -> Path:
+    return config.data_path / SOURCES_FILE
+
+
+def remember_source(config: Config, campaign: str, folder: Path) -> None:
+    path = _sources_path(config)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError):
+        data = {}
+    data[campaign] = str(folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def forget_source(config: Config, campaign: str) -> None:
+    path = _sources_path(config)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if data.pop(campaign, None) is not None:
+        path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def known_campaigns(config: Config) -> list[str]:
+    """Campaign names as the players typed them ("Curse of Strahd"); the store only knows slugs."""
+    try:
+        return sorted(json.loads(_sources_path(config).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return []
+
+
+def notes_source(config: Config, campaign: str) -> Path | None:
+    """The folder this campaign was last indexed from: remembered, else its uploads, else notes_dir."""
+    try:
+        remembered = json.loads(_sources_path(config).read_text(encoding="utf-8")).get(campaign)
+    except (OSError, ValueError):
+        remembered = None
+    candidates = [Path(remembered)] if remembered else []
+    candidates.append(uploads_dir(config, campaign))
+    if campaign == config.campaign:
+        candidates.append(config.resolve(config.notes_dir))
+    return next((p for p in candidates if p.is_dir()), None)

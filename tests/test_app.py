@@ -1,0 +1,364 @@
+"""The Streamlit pages driven by AppTest, with the fake embedder and an embedded Qdrant in a tmp folder.
+
+What a player does on each page, checked through what the page shows: the empty state, an upload that
+ends in a per-file table, a search whose table and charts carry the hits' own numbers, settings that
+reject a bad value without touching local.yaml.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+import streamlit as st
+import yaml
+from streamlit.testing.v1 import AppTest
+
+import app_state
+from rag.config import load_config
+
+APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
+TIMEOUT = 60
+
+VAULT = {
+    "Session 1.md": "# Session Start\n## The Sunken Tavern\n"
+    "- The party meets [[Grog]] at the Sunken Tavern in [[Kraghammer]].\n"
+    "- A dwarf named [[Nostoc]] offers gold to find missing miners.\n",
+    "Session 2.md": "# Session Start\n## Into the Mines\n"
+    "- The party descends into the mines below Kraghammer.\n"
+    "- [[Grog]] smashes a duergar patrol with his greataxe.\n",
+    "Session 3.md": "# Session Start\n## The Underdark\n"
+    "- Deep in the Underdark the party finds a mind flayer colony.\n"
+    "- [[Vex]] tames a bear named [[Trinket]].\n",
+    "People/Grog.md": "# Grog\n- Goliath barbarian, strongest of the party.\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def app_env(tmp_path, monkeypatch):
+    """Own data dir and local.yaml per test; no first-start demo indexing; caches emptied."""
+    monkeypatch.setenv("CHRONICLER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CHRONICLER_LOCAL_CONFIG", str(tmp_path / "local.yaml"))
+    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(tmp_path / "no-demo-notes"))
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")  # tests/conftest.py registers it
+    _navigation_mode_as_on_a_running_server(monkeypatch)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield tmp_path
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def _navigation_mode_as_on_a_running_server(monkeypatch) -> None:
+    """AppTest re-detects the old ``pages/``-folder mode before every run, so each ``switch_page`` run would
+    execute the page without the router and app_state.require_router's rerun would drop button clicks.
+    A server does the detection once, and st.navigation turns it off for good: do the same here."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def write_vault(root: Path) -> Path:
+    for name, text in VAULT.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def start(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
+def indexed(tmp_path: Path, campaign: str = "demo") -> None:
+    """Index the small vault the way the pages do (through the app's cached store)."""
+    config = load_config()
+    app_state.pipeline(config).index(write_vault(tmp_path / "vault"), campaign)
+    app_state.changed()
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def plotly(at: AppTest, index: int) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+# -- home -------------------------------------------------------------------------------------------------
+
+
+def test_home_empty_state_tells_what_to_do():
+    at = start()
+    assert "Add your notes on the Ingest page" in texts(at.info)
+    assert not at.error
+
+
+def test_home_overview_counts(tmp_path):
+    indexed(tmp_path)
+    at = start()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sessions"] == "3"
+    assert metrics["Files"] == "4"
+    assert int(metrics["Passages"]) >= 4
+    assert int(metrics["People, places & things"]) >= 4  # Grog, Kraghammer, Nostoc, Vex, Trinket
+
+
+def test_first_start_indexes_the_configured_campaign(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(write_vault(tmp_path / "demo-notes")))
+    at = start()
+    assert "Add your notes" not in texts(at.info)
+    assert {m.label: m.value for m in at.metric}["Sessions"] == "3"
+
+
+# -- ingest -----------------------------------------------------------------------------------------------
+
+
+def test_upload_then_index_shows_per_file_counts(tmp_path):
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value([(Path(n).name, t.encode(), "text/markdown") for n, t in VAULT.items()])
+    at.run()
+    at.button(key="upload_go").click()
+    at.run()
+    assert not at.exception and not at.error, texts(at.error)
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert set(table["file"]) == {"Session 1.md", "Session 2.md", "Session 3.md", "Grog.md"}
+    assert (table["status"] == "added").all()
+    assert (table["added"] == table["chunks"]).all() and (table["chunks"] > 0).all()
+    assert (tmp_path / "data" / "uploads" / "demo" / "Session 1.md").is_file()
+    # The same upload again: nothing to re-embed.
+    at.file_uploader[0].set_value([("Session 1.md", VAULT["Session 1.md"].encode(), "text/markdown")])
+    at.run()
+    at.button(key="upload_go").click()
+    at.run()
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert (table["status"] == "unchanged").all() and table["added"].sum() == 0
+
+
+def test_zip_vault_keeps_folders_and_preview_shows_chunks(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, text in VAULT.items():
+            zf.writestr(f"MyVault/{name}", text)
+        zf.writestr("MyVault/.obsidian/app.json", "{}")
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value(("vault.zip", buf.getvalue(), "application/zip"))
+    at.run()
+    at.button(key="upload_go").click()
+    at.run()
+    assert not at.error, texts(at.error)
+    assert (tmp_path / "data" / "uploads" / "demo" / "People" / "Grog.md").is_file()
+    assert not (tmp_path / "data" / "uploads" / "demo" / ".obsidian").exists()
+    at.selectbox(key="preview_source").set_value("People/Grog.md")
+    at.run()
+    preview = next(d.value for d in at.dataframe if "lines" in d.value.columns)
+    assert "Goliath barbarian" in " ".join(preview["text"])
+
+
+@pytest.mark.parametrize("name", ["../evil.md", "/etc/evil.md", "notes/../../evil.md"])
+def test_zip_with_unsafe_path_is_refused(tmp_path, name):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("Session 1.md", VAULT["Session 1.md"])
+        zf.writestr(name, "gotcha")
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value(("vault.zip", buf.getvalue(), "application/zip"))
+    at.run()
+    at.button(key="upload_go").click()
+    at.run()
+    assert "Nothing was saved" in texts(at.error)
+    assert not (tmp_path / "data" / "uploads").exists() or not any(
+        (tmp_path / "data" / "uploads").rglob("*.md")
+    )
+    assert not (tmp_path / "evil.md").exists()
+
+
+def test_delete_campaign_needs_confirmation(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/ingest.py")
+    at.button(key="delete_start").click()
+    at.run()
+    assert at.button(key="delete_go").disabled
+    at.text_input(key="delete_confirm_name").set_value("demo")
+    at.run()
+    at.button(key="delete_go").click()
+    at.run()
+    assert not at.exception
+    assert app_state.pipeline(load_config()).campaigns() == {}
+
+
+def test_new_campaign_gets_its_own_uploads_folder(tmp_path):
+    at = start("pages/ingest.py")
+    at.text_input(key="new_campaign_name").set_value("Curse of Strahd")
+    at.button(key="create_campaign").click()
+    at.run()
+    assert at.selectbox(key="campaign").value == "Curse of Strahd"
+    at.file_uploader[0].set_value(("Session 1.md", VAULT["Session 1.md"].encode(), "text/markdown"))
+    at.run()
+    at.button(key="upload_go").click()
+    at.run()
+    assert not at.error, texts(at.error)
+    assert (tmp_path / "data" / "uploads" / "Curse of Strahd" / "Session 1.md").is_file()
+    assert set(app_state.pipeline(load_config()).campaigns()) == {"curse-of-strahd"}  # the store keeps slugs
+    at.run()
+    labels = at.selectbox(key="campaign").options  # the sidebar keeps the name as typed, once
+    assert len(labels) == 2 and labels[0].startswith("Curse of Strahd · ") and labels[1] == "demo · no notes yet"
+    assert "passages" in labels[0]
+
+
+def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):
+    monkeypatch.setenv("CHRONICLER_STORE__URL", "http://127.0.0.1:9")
+    at = start()
+    assert "Cannot reach the Qdrant server" in texts(at.error)
+    for page in ("pages/search.py", "pages/ingest.py", "pages/settings.py"):
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, (page, at.exception)
+
+
+# -- search -----------------------------------------------------------------------------------------------
+
+
+def test_search_table_and_charts_match_the_hits(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("Grog greataxe duergar")
+    at.run()
+    assert not at.exception and not at.error, texts(at.error)
+
+    config = load_config()
+    expected = app_state.pipeline(config).retrieve("Grog greataxe duergar", "demo", config.retrieval.k)
+    table = at.dataframe[0].value
+    for column in ("rank", "session", "name", "dense", "keyword", "fused", "rerank", "score", "status"):
+        assert column in table.columns
+    assert len(table) == len(expected.candidates)
+    assert (
+        table["keyword"].isna().all() and table["fused"].isna().all()
+    )  # dense mode: stages that did not run
+    shown = table[table["status"] == "shown"]
+    assert list(shown["name"]) == [h.chunk.name for h in expected.hits]
+    assert list(shown["dense"]) == pytest.approx([h.scores["dense"] for h in expected.hits])
+
+    stages = plotly(at, 0)
+    assert stages["data"][0]["y"] == pytest.approx([h.scores["dense"] for h in expected.hits])
+    assert len(stages["data"][0]["x"]) == len(expected.hits)
+    distribution = plotly(at, 1)
+    plotted = sorted(x for trace in distribution["data"] for x in trace["x"])
+    assert plotted == pytest.approx(sorted(h.score for h in expected.candidates))
+    assert distribution["data"][0]["name"] == "shown"
+    assert sorted(distribution["data"][0]["x"]) == pytest.approx(sorted(h.score for h in expected.hits))
+
+
+def test_hybrid_mode_and_threshold_change_the_table(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("mind flayer Underdark")
+    at.radio(key="mode").set_value("hybrid")
+    at.run()
+    table = at.dataframe[0].value
+    assert table["fused"].notna().all() and table["dense"].notna().any() and table["keyword"].notna().any()
+    assert len(at.get("plotly_chart")) == 3 and len(plotly(at, 0)["data"]) == 3  # dense, keyword, fused rows
+
+    at.radio(key="mode").set_value("dense")
+    at.run()
+    scores = sorted(at.dataframe[0].value["score"])
+    cut = round(scores[-1] / 2, 2)  # between the best match and the rest
+    at.slider(key="threshold_dense").set_value(cut)
+    at.slider(key="top_k").set_value(2)
+    at.run()
+    table = at.dataframe[0].value
+    assert set(table.loc[table["score"] < cut, "status"]) <= {"below threshold"}
+    assert (table["status"] == "shown").sum() <= 2
+    shapes = plotly(at, 1)["layout"].get("shapes", [])
+    assert cut > 0, scores
+    assert any(s.get("type") == "line" for s in shapes), plotly(at, 1)["layout"]
+
+
+def test_search_before_indexing_explains(tmp_path):
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("anything")
+    at.run()
+    assert not at.exception
+    assert "no notes indexed yet" in texts(at.error)
+
+
+# -- settings ---------------------------------------------------------------------------------------------
+
+
+def test_settings_bad_value_is_rejected_and_changes_nothing(tmp_path):
+    local = tmp_path / "local.yaml"
+    local.write_text("retrieval:\n  k: 7\n", encoding="utf-8")
+    before = local.read_bytes()
+    at = start("pages/settings.py")
+    at.number_input(key="s_candidates").set_value(5000)
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert "retrieval.candidates" in texts(at.error)
+    assert local.read_bytes() == before
+
+
+def test_settings_good_value_is_persisted(tmp_path):
+    at = start("pages/settings.py")
+    at.number_input(key="s_k").set_value(8)
+    at.selectbox(key="s_mode").set_value("hybrid")
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert "Saved." in texts(at.success)
+    saved = yaml.safe_load((tmp_path / "local.yaml").read_text(encoding="utf-8"))
+    assert saved["retrieval"]["k"] == 8 and saved["retrieval"]["mode"] == "hybrid"
+    assert load_config().retrieval.k == 8
+
+
+def test_settings_api_key_is_saved_but_never_shown(tmp_path):
+    at = start("pages/settings.py")
+    at.radio(key="s_where").set_value("server")
+    at.run()
+    at.text_input(key="s_url").set_value("https://127.0.0.1:9")
+    at.text_input(key="s_api_key").set_value("s3cret-key")
+    at.button(key="s_save_store").click()
+    at.run()
+    assert not at.exception
+    assert yaml.safe_load((tmp_path / "local.yaml").read_text())["store"]["api_key"] == "s3cret-key"
+    assert at.text_input(key="s_api_key").value == ""
+    assert "s3cret-key" not in str(at)
+
+
+def test_settings_chunking_change_offers_reindex(tmp_path):
+    indexed(tmp_path)
+    app_state_sources = tmp_path / "vault"
+    from rag.uploads import remember_source
+
+    remember_source(load_config(), "demo", app_state_sources)
+    at = start("pages/settings.py")
+    at.number_input(key="s_max_chars").set_value(400)
+    at.button(key="s_save_chunking").click()
+    at.run()
+    assert "Saved." in texts(at.success)
+    at.button(key="s_reindex").click()
+    at.run()
+    assert not at.exception and not at.error, texts(at.error)
+    assert "Done:" in texts(at.success)
+
+
+def test_store_test_connection_lists_campaigns(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/settings.py")
+    at.button(key="s_test_store").click()
+    at.run()
+    assert "Campaigns found: demo" in texts(at.success)

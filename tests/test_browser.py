@@ -1,0 +1,258 @@
+"""End to end in a real browser: `streamlit run` as a subprocess, Debian's Chromium driven by Playwright.
+
+Uses the REAL packaged embedding model (not the fake) to prove the path a player takes: upload a zipped
+vault, read it, search it, move a slider and watch the chart follow. Screenshots of every page go to
+docs/screenshots/ (1280 px wide, plus phone width). The tests share one server and run in file order.
+Without Chromium they skip, except under CI (``CI`` set), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "streamlit_app.py"
+DEMO = ROOT / "data" / "demo" / "notes"
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+WIDE = {"width": 1280, "height": 1600}
+PHONE = {"width": 390, "height": 844}
+SLOW = 120_000  # ms: the first index loads the model (~10 s) and embeds on a small CPU
+
+
+def _require_chromium() -> None:
+    if Path(CHROMIUM).exists():
+        return
+    message = f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(message + "; browser tests must run in CI.")
+    pytest.skip(message + ".")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    _require_chromium()
+    tmp = tmp_path_factory.mktemp("browser")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLER_")}
+    env.update(
+        CHRONICLER_DATA_DIR=str(tmp / "data"),
+        CHRONICLER_LOCAL_CONFIG=str(tmp / "local.yaml"),
+        CHRONICLER_NOTES_DIR=str(tmp / "no-demo"),  # start empty: the test uploads its own vault
+        HF_HUB_OFFLINE="1",
+        PYTHONUNBUFFERED="1",
+    )
+    log = (tmp / "server.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(APP),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("streamlit did not start:\n" + (tmp / "server.log").read_text())
+        time.sleep(0.3)
+    yield {"url": url, "tmp": tmp}
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    """One tab for the whole story: clicking sidebar links keeps the session (and its search options)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=30_000)
+    context = browser.new_context(viewport=WIDE)
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(server["url"])
+    yield pg
+    context.close()
+
+
+def settle(pg) -> None:
+    """Wait until the script run finished (only meaningful after waiting for some content)."""
+    from playwright.sync_api import expect
+
+    expect(pg.locator('[data-testid="stApp"]')).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=SLOW
+    )
+    pg.wait_for_timeout(300)
+
+
+def shot(pg, name: str) -> None:
+    """The whole page: Streamlit scrolls inside its main area, so grow the viewport to fit it first."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    size = pg.viewport_size
+    height = pg.evaluate(
+        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
+        "[data-testid=stAppViewContainer]')].map(e => e.scrollHeight))"
+    )
+    if height > size["height"]:
+        pg.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 6000)})
+        pg.wait_for_timeout(800)  # let plotly redraw at the new size
+    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    pg.set_viewport_size(size)
+
+
+def nav(pg, title: str) -> None:
+    pg.locator('[data-testid="stSidebarNavLink"]', has_text=title).click()
+
+
+def vault_zip(tmp: Path) -> Path:
+    """Two demo sessions in an Obsidian-like layout, plus a character page and the .obsidian folder."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n in (1, 2):
+            name = f"C1 Session {n}.md"
+            zf.write(DEMO / name, f"Vox Machina/Sessions/{name}")
+        zf.writestr(
+            "Vox Machina/People/Grog Strongjaw.md",
+            "# Grog Strongjaw\n- Goliath barbarian of Vox Machina, played by Travis Willingham.\n",
+        )
+        zf.writestr("Vox Machina/.obsidian/app.json", "{}")
+    path = tmp / "Vox Machina.zip"
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+def test_ingest_a_zipped_vault(page, server):
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text("Add your notes on the Ingest page")).to_be_visible()
+    settle(page)
+    shot(page, "home-empty")
+
+    nav(page, "Ingest notes")
+    expect(page.get_by_role("heading", name="Ingest notes")).to_be_visible()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(vault_zip(server["tmp"])))
+    expect(page.get_by_text("Vox Machina.zip")).to_be_visible()
+    button = page.get_by_role("button", name="Save and read the notes")
+    expect(button).to_be_enabled()
+    button.click()
+    expect(page.get_by_text("What happened")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("Read 3 files into")).to_be_visible()
+    settle(page)
+    table = page.locator('[data-testid="stDataFrame"]').first
+    expect(table).to_be_visible()
+    assert (server["tmp"] / "data" / "uploads" / "demo" / "Sessions" / "C1 Session 1.md").is_file()
+    shot(page, "ingest")
+
+
+def test_search_shows_passages_and_a_slider_changes_the_chart(page):
+    from playwright.sync_api import expect
+
+    nav(page, "Search notes")
+    box = page.get_by_role("textbox", name="Question")
+    expect(box).to_be_visible()
+    box.fill("Who plays Grog, the goliath barbarian?")
+    box.press("Enter")
+    expect(page.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("Travis Willingham").first).to_be_visible()
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    expect(charts).to_have_count(3)
+    stage_bars = charts.first.locator(".barlayer .point")
+    expect(stage_bars).to_have_count(5, timeout=20_000)  # default top-k
+    settle(page)
+    shot(page, "search")
+
+    slider = page.locator('[data-testid="stSlider"]', has_text="Passages to show").get_by_role("slider")
+    slider.focus()
+    for _ in range(2):
+        slider.press("ArrowLeft")
+    expect(stage_bars).to_have_count(3, timeout=20_000)
+    settle(page)
+
+
+def test_pages_render_for_screenshots(page, browser, server):
+    from playwright.sync_api import expect
+
+    nav(page, "Campaign")
+    expect(page.get_by_text("Most mentioned")).to_be_visible()
+    settle(page)
+    shot(page, "home")
+
+    nav(page, "Settings")
+    expect(page.get_by_text("Where passages are stored")).to_be_visible()
+    settle(page)
+    shot(page, "settings")
+
+    phone = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    pg = phone.new_page()
+    pg.goto(server["url"] + "/search")
+    pg.get_by_role("textbox", name="Question").fill("Who plays Grog?")
+    pg.get_by_role("textbox", name="Question").press("Enter")
+    expect(pg.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
+    settle(pg)
+    shot(pg, "search-phone")
+    pg.goto(server["url"])
+    expect(pg.get_by_text("Most mentioned")).to_be_visible()
+    settle(pg)
+    shot(pg, "home-phone")
+    phone.close()

@@ -1,0 +1,177 @@
+"""rag/uploads.py (untrusted uploads) and rag/ui_data.py (frames and figures behind the pages)."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+
+from rag.config import load_config
+from rag.models import Chunk, Hit
+from rag.ui_data import hits_frame, hits_per_session_figure, score_distribution_figure, stage_scores_figure
+from rag.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
+
+EXT = [".md", ".txt"]
+
+
+def make_zip(entries: dict[str, bytes], symlink: str | None = None) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+        if symlink:
+            info = zipfile.ZipInfo(symlink)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/passwd")
+    return buf.getvalue()
+
+
+# -- uploads --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["../x.md", "a/../../x.md", "/etc/x.md", "C:\\x.md", "..\\..\\x.md", "", "./"]
+)
+def test_unsafe_names_are_refused(name):
+    with pytest.raises(UploadError):
+        safe_relpath(name)
+
+
+def test_safe_names_keep_folders():
+    assert str(safe_relpath("People\\Grog.md")) == "People/Grog.md"
+    assert str(safe_relpath("./Sessions//Session 1.md")) == "Sessions/Session 1.md"
+
+
+def test_zip_keeps_folders_drops_common_root_and_ignores_non_notes(tmp_path):
+    data = make_zip(
+        {
+            "Vault/Sessions/Session 1.md": b"# a",
+            "Vault/People/Grog.md": b"# g",
+            "Vault/.obsidian/app.json": b"{}",
+            "Vault/img.png": b"\x89PNG",
+            "Vault/.trash/old.md": b"x",
+        }
+    )
+    result = save_uploads([("vault.zip", data)], tmp_path / "dest", EXT)
+    assert result.saved == ["People/Grog.md", "Sessions/Session 1.md"]
+    assert len(result.ignored) == 3
+    assert sorted(p.relative_to(tmp_path / "dest").as_posix() for p in (tmp_path / "dest").rglob("*.*")) == [
+        "People/Grog.md",
+        "Sessions/Session 1.md",
+    ]
+
+
+def test_traversal_in_a_zip_refuses_the_whole_upload(tmp_path):
+    data = make_zip({"ok.md": b"fine", "../../evil.md": b"x"})
+    with pytest.raises(UploadError, match="Nothing was saved"):
+        save_uploads([("notes.md", b"# keep"), ("vault.zip", data)], tmp_path / "dest", EXT)
+    assert not (tmp_path / "dest").exists()
+    assert not any(tmp_path.rglob("evil.md"))
+
+
+def test_symlink_in_a_zip_is_refused(tmp_path):
+    with pytest.raises(UploadError, match="symbolic link"):
+        save_uploads([("v.zip", make_zip({"a.md": b"a"}, symlink="link.md"))], tmp_path / "dest", EXT)
+
+
+def test_zip_bomb_limits(tmp_path):
+    bomb = make_zip({"big.md": b"a" * (3 * 1024 * 1024)})  # compresses to a few KB
+    assert len(bomb) < 50_000
+    with pytest.raises(UploadError, match="MB"):
+        save_uploads([("bomb.zip", bomb)], tmp_path / "dest", EXT, max_total_mb=1)
+    many = make_zip({f"n{i}.md": b"x" for i in range(30)})
+    with pytest.raises(UploadError, match="more than 20 notes"):
+        save_uploads([("many.zip", many)], tmp_path / "dest", EXT, max_files=20)
+    assert not (tmp_path / "dest").exists()
+    assert [p.name for p in tmp_path.iterdir()] == []  # no staging folder left behind
+
+
+def test_not_a_zip_and_no_notes(tmp_path):
+    with pytest.raises(UploadError, match="not a readable zip"):
+        save_uploads([("v.zip", b"not a zip")], tmp_path / "dest", EXT)
+    with pytest.raises(UploadError, match="None of the uploaded files"):
+        save_uploads([("pic.png", b"\x89PNG")], tmp_path / "dest", EXT)
+
+
+def test_replace_empties_the_folder_first(tmp_path):
+    dest = tmp_path / "dest"
+    save_uploads([("a.md", b"a"), ("b.md", b"b")], dest, EXT)
+    save_uploads([("c.md", b"c")], dest, EXT)
+    assert sorted(p.name for p in dest.iterdir()) == ["a.md", "b.md", "c.md"]
+    save_uploads([("c.md", b"c2")], dest, EXT, replace=True)
+    assert [p.name for p in dest.iterdir()] == ["c.md"] and (dest / "c.md").read_text() == "c2"
+
+
+def test_notes_source_remembers_then_falls_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(tmp_path / "missing"))
+    config = load_config()
+    assert notes_source(config, "demo") is None
+    uploads_dir(config, "demo").mkdir(parents=True)
+    assert notes_source(config, "demo") == uploads_dir(config, "demo")
+    (tmp_path / "vault").mkdir()
+    remember_source(config, "demo", tmp_path / "vault")
+    assert notes_source(config, "demo") == tmp_path / "vault"
+
+
+# -- frames and figures ---------------------------------------------------------------------------------
+
+
+def hit(pos: int, session, scores: dict, score: float, kept: bool = True) -> Hit:
+    chunk = Chunk(
+        campaign="c",
+        source=f"Session {session}.md",
+        position=pos,
+        text=f"text {pos}",
+        name=f"Session {session} · Part {pos + 1}",
+        session=session,
+    )
+    return Hit(chunk, score, pos + 1, scores, kept=kept)
+
+
+def test_hits_frame_keeps_missing_stages_empty_and_explains_status():
+    cands = [
+        hit(0, 1, {"dense": 0.9, "keyword": 3.0, "fused": 0.03}, 0.03),
+        hit(1, 2, {"keyword": 2.0, "fused": 0.016}, 0.016),
+        hit(2, None, {"dense": 0.2, "fused": 0.01}, 0.01, kept=False),
+    ]
+    frame = hits_frame(cands, cands[:1])
+    assert list(frame["status"]) == ["shown", "not in top-k", "below threshold"]
+    assert frame["dense"].isna().tolist() == [False, True, False]
+    assert frame["rerank"].isna().all()
+    assert list(frame["session"]) == ["1", "2", "no session"]
+
+
+def test_stage_figure_has_a_row_per_stage_and_no_invented_zeros():
+    hits = [
+        hit(0, 1, {"dense": 0.9, "keyword": 3.0, "fused": 0.03}, 0.03),
+        hit(1, 2, {"keyword": 2.0, "fused": 0.02}, 0.02),
+    ]
+    fig = stage_scores_figure(hits, "hybrid").to_plotly_json()
+    assert [t["name"] for t in fig["data"]] == [
+        "Meaning (dense)",
+        "Exact words (keyword)",
+        "Combined (fused)",
+    ]
+    assert list(fig["data"][0]["y"]) == [0.9, None]
+    assert list(fig["data"][1]["y"]) == [3.0, 2.0]
+
+
+def test_distribution_and_session_figures():
+    cands = [
+        hit(0, 1, {"dense": 0.9}, 0.9),
+        hit(1, 1, {"dense": 0.5}, 0.5),
+        hit(2, 2, {"dense": 0.1}, 0.1, False),
+    ]
+    dist = score_distribution_figure(cands, 0.3, cands[:1]).to_plotly_json()
+    assert {t["name"]: list(t["x"]) for t in dist["data"]} == {
+        "shown": [0.9],
+        "not in top-k": [0.5],
+        "below threshold": [0.1],
+    }
+    assert dist["layout"]["shapes"][0]["x0"] == 0.3
+    sessions = hits_per_session_figure(cands, cands[:1]).to_plotly_json()
+    assert list(sessions["data"][0]["x"]) == ["1", "2"] and list(sessions["data"][0]["y"]) == [1, 0]
+    assert list(sessions["data"][1]["y"]) == [1, 1]
