@@ -178,11 +178,14 @@ def env_overrides(environ: dict[str, str] | None = None) -> dict:
     return out
 
 
-def dotted(overrides: dict[str, Any]) -> dict:
-    """``{"retrieval.k": 8}`` → ``{"retrieval": {"k": 8}}`` (how CLI flags and the UI pass settings)."""
+def dotted(overrides: dict[str, Any], keep_none: bool = False) -> dict:
+    """``{"retrieval.k": 8}`` → ``{"retrieval": {"k": 8}}`` (how CLI flags and the UI pass settings).
+
+    CLI flags left unset arrive as None and are skipped; the Settings page passes ``keep_none`` so a
+    value can be set back to null ("no threshold", "no server URL")."""
     out: dict = {}
     for path, value in overrides.items():
-        if value is None:
+        if value is None and not keep_none:
             continue
         node = out
         *parents, last = path.split(".")
@@ -228,7 +231,7 @@ def save_local(changes: dict[str, Any]) -> Config:
     """Merge dotted ``changes`` into configs/local.yaml, validating first so a bad value changes nothing."""
     path = local_config_path()
     current = read_yaml(path) if path.exists() else {}
-    merged = deep_merge(current, dotted(changes))
+    merged = deep_merge(current, dotted(changes, keep_none=True))
     base = read_yaml(CONFIG_DIR / "base.yaml")
     config = validate(deep_merge(base, merged))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -48,4 +48,4 @@ class ModelUnavailableError(ChroniclerError):
 class CampaignNotFoundError(ChroniclerError):
     """The campaign has not been indexed yet."""
 
-    hint = "Index it first: `python -m rag index --notes DIR --campaign NAME` or the Ingest page."
+    hint = "Add its notes on the Ingest page (or run `python -m rag index --notes DIR --campaign NAME`)."

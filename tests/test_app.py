@@ -32,7 +32,7 @@ VAULT = {
     "- [[Grog]] smashes a duergar patrol with his greataxe.\n",
     "Session 3.md": "# Session Start\n## The Underdark\n"
     "- Deep in the Underdark the party finds a mind flayer colony.\n"
-    "- [[Vex]] tames a bear named [[Trinket]].\n",
+    "- [[Vex'ahlia|Vex]] tames a bear named [[Trinket]].\n",
     "People/Grog.md": "# Grog\n- Goliath barbarian, strongest of the party.\n",
 }
 
@@ -217,9 +217,8 @@ def test_new_campaign_gets_its_own_uploads_folder(tmp_path):
     assert (tmp_path / "data" / "uploads" / "Curse of Strahd" / "Session 1.md").is_file()
     assert set(app_state.pipeline(load_config()).campaigns()) == {"curse-of-strahd"}  # the store keeps slugs
     at.run()
-    labels = at.selectbox(key="campaign").options  # the sidebar keeps the name as typed, once
-    assert len(labels) == 2 and labels[0].startswith("Curse of Strahd · ") and labels[1] == "demo · no notes yet"
-    assert "passages" in labels[0]
+    assert at.selectbox(key="campaign").options == ["Curse of Strahd", "demo"]  # as typed, once each
+    assert "passages" in at.sidebar.caption[0].value
 
 
 def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):
@@ -288,6 +287,28 @@ def test_hybrid_mode_and_threshold_change_the_table(tmp_path):
     shapes = plotly(at, 1)["layout"].get("shapes", [])
     assert cut > 0, scores
     assert any(s.get("type") == "line" for s in shapes), plotly(at, 1)["layout"]
+
+
+def test_session_cap_keeps_later_sessions_out(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("Grog party")
+    at.run()
+    assert set(at.dataframe[0].value["session"]) > {"1"}
+    at.selectbox(key="session_cap").set_value(1)
+    at.run()
+    assert set(at.dataframe[0].value["session"]) == {"1"}
+    assert "as of session 1" in texts(at.caption)
+
+
+def test_keyword_search_shows_the_other_names_it_looked_for(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.radio(key="mode").set_value("keyword")
+    at.text_input(key="question").set_value("Who tamed the bear, Vex?")
+    at.run()
+    assert "Vex'ahlia" in texts(at.caption)
+    assert at.dataframe[0].value["dense"].isna().all() and at.dataframe[0].value["keyword"].notna().all()
 
 
 def test_search_before_indexing_explains(tmp_path):

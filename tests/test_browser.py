@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -202,6 +203,11 @@ def test_ingest_a_zipped_vault(page, server):
     table = page.locator('[data-testid="stDataFrame"]').first
     expect(table).to_be_visible()
     assert (server["tmp"] / "data" / "uploads" / "demo" / "Sessions" / "C1 Session 1.md").is_file()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text(re.compile(r"^\d+ passages$"))).to_be_visible()  # the count follows the index
+    sidebar.locator('[data-testid="stSelectbox"]', has_text="As of session").locator("input").click()
+    expect(page.get_by_role("option", name="Session 2")).to_be_visible()  # new sessions are offered at once
+    page.keyboard.press("Escape")
     shot(page, "ingest")
 
 

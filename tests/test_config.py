@@ -74,3 +74,10 @@ def test_relative_paths_resolve_to_project(tmp_path):
     assert config.data_path.is_absolute()
     assert config.store_path.endswith("data/qdrant")
     assert load_config(overrides={"store.path": ":memory:"}).store_path == ":memory:"
+
+
+def test_save_local_can_unset_a_value():
+    save_local({"retrieval.score_threshold": 0.4})
+    assert load_config().retrieval.score_threshold == 0.4
+    save_local({"retrieval.score_threshold": None})
+    assert load_config().retrieval.score_threshold is None

@@ -1,0 +1,202 @@
+"""Add notes to a campaign: upload files or a zipped vault, or sync a folder on the server; then see what
+happened to every file, preview how a file was cut into passages, or delete the campaign."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import streamlit as st
+
+import app_state as state
+from rag.errors import ChroniclerError
+from rag.ui_data import chunks_frame, report_frame
+from rag.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
+
+state.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+ss = st.session_state
+
+st.title(":material/upload_file: Ingest notes")
+st.caption(
+    "Chronicler reads Markdown (.md) and text (.txt) notes. Re-adding a file only re-reads what changed."
+)
+
+# -- campaign -----------------------------------------------------------------------------------------
+left, right = st.columns([3, 2], vertical_alignment="bottom")
+left.markdown(f"Adding to campaign **{campaign}** (switch in the sidebar).")
+with right.popover("Start a new campaign", icon=":material/add:", width="stretch"):
+    name = st.text_input("Campaign name", placeholder="e.g. Curse of Strahd", key="new_campaign_name")
+    if st.button("Create", key="create_campaign", type="primary"):
+        try:
+            candidate = config.model_copy()
+            candidate.campaign = name
+            state.select_campaign(candidate.campaign)
+            st.rerun()
+        except ValueError:
+            st.error("A campaign name must not be empty or contain slashes.")
+
+
+def index_folder(folder: Path) -> None:
+    try:
+        report = state.run_index(config, folder, campaign)
+    except ChroniclerError as err:
+        st.error(err.one_line())
+        return
+    remember_source(config, campaign, folder)
+    ss["last_report"] = (campaign, report)
+    ss["uploader_round"] = ss.get("uploader_round", 0) + 1
+    st.rerun()
+
+
+upload_tab, folder_tab = st.tabs(
+    [":material/upload: Upload files", ":material/folder_open: Folder on the server"]
+)
+with upload_tab:
+    files = st.file_uploader(
+        "Session notes or a zipped vault",
+        type=["md", "markdown", "txt", "zip"],
+        accept_multiple_files=True,
+        key=f"uploads_{ss.get('uploader_round', 0)}",
+        help="Pick several .md/.txt files, or one .zip of your Obsidian vault: its folders are kept, "
+        "images and the .obsidian settings folder are ignored.",
+    )
+    replace = st.checkbox(
+        "Replace the notes uploaded before",
+        key="replace_uploads",
+        help="Off: these files are added to the ones uploaded earlier. On: only these files "
+        "remain, and passages from files you no longer upload are removed.",
+    )
+    if st.button(
+        "Save and read the notes",
+        type="primary",
+        disabled=not files,
+        key="upload_go",
+        icon=":material/play_arrow:",
+    ):
+        dest = uploads_dir(config, campaign)
+        try:
+            result = save_uploads(
+                [(f.name, f.getvalue()) for f in files], dest, config.notes.extensions, replace
+            )
+        except ChroniclerError as err:
+            st.error(err.one_line())
+        else:
+            if result.ignored:
+                st.caption(
+                    f"Ignored {len(result.ignored)} files that are not notes: "
+                    + ", ".join(result.ignored[:8])
+                    + ("…" if len(result.ignored) > 8 else "")
+                )
+            index_folder(dest)
+
+with folder_tab:
+    known = notes_source(config, campaign)
+    folder = st.text_input(
+        "Folder path on the server",
+        value=str(known or ""),
+        key=f"sync_folder_{campaign}",
+        placeholder="/home/me/Obsidian/My campaign",
+        help="For a vault that lives on the machine running Chronicler. Only this folder and its subfolders "
+        "are read; changed files are re-read, deleted files are removed from the campaign.",
+    )
+    if st.button(
+        "Sync this folder", type="primary", key="sync_go", disabled=not folder.strip(), icon=":material/sync:"
+    ):
+        path = Path(folder.strip()).expanduser()
+        if not path.is_dir():
+            st.error(f"There is no folder at {path} on the server.")
+        else:
+            index_folder(path)
+
+# -- last run -------------------------------------------------------------------------------------------
+last = ss.get("last_report")
+if last and last[0] == campaign:
+    report = last[1]
+    st.subheader("What happened")
+    st.success(
+        f"Read {report.files} files into {report.chunks} passages in {report.seconds:.1f} s.",
+        icon=":material/check_circle:",
+    )
+    cols = st.columns(4)
+    cols[0].metric("Added", report.added, help="New passages")
+    cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")
+    cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
+    cols[3].metric(
+        "Skipped files", len(report.skipped), help="Files that could not be read; see the note column"
+    )
+    st.dataframe(
+        report_frame(report),
+        hide_index=True,
+        width="stretch",
+        key="report_table",
+        column_config={
+            "chunks": st.column_config.NumberColumn("passages"),
+            "note": st.column_config.TextColumn("note", width="large"),
+        },
+    )
+
+# -- preview --------------------------------------------------------------------------------------------
+try:
+    chunks = state.campaign_chunks(config, campaign)
+except ChroniclerError as err:
+    st.error(err.one_line())
+    chunks = []
+if chunks:
+    st.subheader("Preview a file")
+    sources = sorted({c.source for c in chunks})
+    source = st.selectbox(
+        "File",
+        sources,
+        key="preview_source",
+        help="See the passages Chronicler cut this file into: each is searched on its own.",
+    )
+    picked = [c for c in chunks if c.source == source]
+    st.caption(f"{len(picked)} passages")
+    st.dataframe(
+        chunks_frame(picked),
+        hide_index=True,
+        width="stretch",
+        key="preview_table",
+        column_config={"text": st.column_config.TextColumn("text", width="large")},
+    )
+
+    # -- delete ---------------------------------------------------------------------------------------
+    with st.expander("Delete this campaign", icon=":material/delete:"):
+        st.write(
+            f"Removes every passage of **{campaign}** from Chronicler. Your own note files are not touched."
+        )
+        drop_uploads = st.checkbox(
+            "Also delete the copies uploaded to Chronicler", value=True, key="drop_uploads"
+        )
+        if not ss.get("confirm_delete"):
+            if st.button("Delete campaign…", key="delete_start"):
+                ss["confirm_delete"] = True
+                st.rerun()
+        else:
+            typed = st.text_input(f"Type **{campaign}** to confirm", key="delete_confirm_name")
+            c1, c2 = st.columns(2)
+            if c1.button("Delete for good", type="primary", key="delete_go", disabled=typed != campaign):
+                try:
+                    with state.INDEX_LOCK:
+                        state.pipeline(config).drop(campaign)
+                        state.changed()
+                except ChroniclerError as err:
+                    st.error(err.one_line())
+                else:
+                    if drop_uploads:
+                        shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
+                    forget_source(config, campaign)
+                    ss.pop("confirm_delete", None)
+                    ss.pop("last_report", None)
+                    ss["_flash"] = f"Deleted campaign '{campaign}'."
+                    st.rerun()
+            if c2.button("Cancel", key="delete_cancel"):
+                ss.pop("confirm_delete", None)
+                st.rerun()
+elif not (last and last[0] == campaign):
+    st.info("No notes in this campaign yet: upload some above.", icon=":material/info:")
+
+if flash := ss.pop("_flash", None):
+    st.toast(flash, icon=":material/delete:")

@@ -1,0 +1,152 @@
+"""Search your notes / retrieval inspector: what a question finds, every candidate's score per stage,
+and where the threshold cuts. The sidebar's mode, top-k, threshold and session cap apply live."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+import app_state as state
+from rag.errors import CampaignNotFoundError, ChroniclerError
+from rag.models import format_session
+from rag.ui_data import (
+    STAGE_LABELS,
+    STAGES,
+    hits_frame,
+    hits_per_session_figure,
+    score_distribution_figure,
+    stage_scores_figure,
+    stages_run,
+)
+
+PLOT = {"displayModeBar": False}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+
+
+def _md(text: str) -> str:
+    """Note text shown as written: Markdown characters escaped, line breaks kept."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+
+
+state.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+
+st.title(":material/manage_search: Search your notes")
+st.caption(
+    f"Retrieval inspector for **{campaign}**: see which passages a question finds, and why. "
+    "Search options are in the sidebar."
+)
+
+if "question" not in st.session_state:  # keep the question when the player visits another page and returns
+    st.session_state["question"] = st.session_state.get("_last_question", "")
+question = st.text_input(
+    "Question",
+    key="question",
+    placeholder="e.g. Who gave the party the quest in Kraghammer?",
+    help="Ask as you would ask a fellow player; press Enter to search.",
+)
+st.session_state["_last_question"] = question
+if not question.strip():
+    st.info(
+        "Type a question above. The passages that match best appear here, with the scores that ranked them.",
+        icon=":material/lightbulb:",
+    )
+    st.stop()
+
+cfg, filters = state.search_settings(config)
+try:
+    result = state.pipeline(cfg).retrieve(question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode)
+except ChroniclerError as err:
+    st.error(err.one_line())
+    if isinstance(err, CampaignNotFoundError):
+        st.page_link("pages/ingest.py", label="Add notes to this campaign", icon=":material/upload_file:")
+    st.stop()
+
+hits, candidates = result.hits, result.candidates
+threshold = cfg.retrieval.score_threshold
+below = sum(not h.kept for h in candidates)
+summary = [f"{len(hits)} shown of {len(candidates)} candidates", f"mode: {state.MODES[result.mode]}"]
+if threshold is not None:
+    summary.append(f"threshold {threshold:g} dropped {below}")
+if filters.session_max is not None:
+    summary.append(f"as of session {format_session(filters.session_max)}")
+summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")
+st.caption(" · ".join(summary))
+expanded = getattr(result, "variants", {}).get("keyword", result.question)
+if result.mode != "dense" and expanded != result.question:
+    st.caption(
+        f"Exact-word search also looked for other names from your notes: "
+        f"**{_md(expanded[len(result.question) :].strip())}**",
+        help="Alias expansion, from [[Page|other name]] links. Turn it off in Settings.",
+    )
+
+
+# -- passages -------------------------------------------------------------------------------------------
+st.subheader("Passages")
+if not hits:
+    st.warning(
+        "Nothing passed the threshold. Lower the minimum score in the sidebar, or rephrase the question.",
+        icon=":material/search_off:",
+    )
+for hit in hits:
+    c = hit.chunk
+    with st.container(border=True):
+        session = f"Session {format_session(c.session)}" if c.session is not None else c.kind
+        st.markdown(
+            f"**#{hit.rank} · {_md(c.name)}**  \n:gray[{_md(session)} · {_md(c.heading or c.title)} · "
+            f"`{_md(c.source)}` · score {hit.score:.3f}]"
+        )
+        st.markdown(_md(c.text))
+
+# -- why these --------------------------------------------------------------------------------------------
+st.subheader("Why these passages")
+ran = stages_run(result.mode, candidates)
+st.plotly_chart(stage_scores_figure(hits, result.mode), width="stretch", config=PLOT, key="chart_stages")
+left, right = st.columns(2, gap="large")
+left.plotly_chart(
+    score_distribution_figure(candidates, threshold, hits),
+    width="stretch",
+    config=PLOT,
+    key="chart_distribution",
+)
+right.plotly_chart(
+    hits_per_session_figure(candidates, hits), width="stretch", config=PLOT, key="chart_sessions"
+)
+
+st.markdown("**Every candidate**")
+st.caption(
+    "Empty score cells mean that search stage did not run or did not find the passage; they are not zeros."
+)
+frame = hits_frame(candidates, hits)
+stage_help = {
+    "dense": "Meaning-based similarity (cosine, -1 to 1).",
+    "keyword": "Exact-word match strength (BM25; higher is better, no upper limit).",
+    "fused": "Hybrid only: both rankings combined (reciprocal rank fusion).",
+    "rerank": "Score from a reranking model, when one is configured.",
+}
+columns = {
+    s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES
+}
+columns["score"] = st.column_config.NumberColumn(
+    "final score", format="%.4f", help="The score the final order was made by."
+)
+columns["status"] = st.column_config.TextColumn(
+    "status",
+    help="shown: in the passages above. below threshold: dropped by the minimum score. "
+    "not in top-k: passed, but only the top-k are shown.",
+)
+columns["text"] = st.column_config.TextColumn("text", width="large")
+st.dataframe(
+    frame,
+    hide_index=True,
+    width="stretch",
+    column_config=columns,
+    key="candidates_table",
+    column_order=["rank", "status", "session", "name", *STAGES, "score", "heading", "source", "text"],
+)
+if set(STAGES) - set(ran):
+    st.caption(
+        "Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + "."
+    )

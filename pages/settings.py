@@ -1,0 +1,272 @@
+"""Settings saved to configs/local.yaml through ``rag.config.save_local``, which validates first: a bad
+value shows the config's own message (it names the key) and nothing is written. Saving happens in
+button callbacks so the form can be reset (the API key field) before it is drawn again."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_state as state
+from rag import registry
+from rag.config import deep_merge, dotted, save_local, validate
+from rag.errors import ChroniclerError
+from rag.stores import get_store
+from rag.uploads import notes_source
+
+state.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+ss = st.session_state
+MSG = "_settings_msg"
+
+
+def _init(key: str, value) -> str:
+    ss.setdefault(key, value)
+    return key
+
+
+def _changes(section: str) -> dict:
+    if section == "embedding":
+        return {
+            "embedding.backend": ss["s_backend"],
+            "embedding.model": ss["s_model"].strip(),
+            "embedding.batch_size": int(ss["s_batch"]),
+        }
+    if section == "store":
+        server = ss["s_where"] == "server"
+        out = {
+            "store.url": ss["s_url"].strip() if server else "",
+            "store.path": "" if server else ss["s_path"].strip(),
+        }
+        if ss.get("s_api_key"):
+            out["store.api_key"] = ss["s_api_key"]
+        elif ss.get("s_forget_key"):
+            out["store.api_key"] = ""
+        return out
+    if section == "retrieval":
+        return {
+            "retrieval.mode": ss["s_mode"],
+            "retrieval.k": int(ss["s_k"]),
+            "retrieval.candidates": int(ss["s_candidates"]),
+            "retrieval.score_threshold": ss["s_threshold"],
+            "retrieval.alias_expansion": bool(ss["s_aliases"]),
+        }
+    return {
+        "chunking.max_chars": int(ss["s_max_chars"]),
+        "chunking.min_chars": int(ss["s_min_chars"]),
+        "chunking.overlap_sentences": int(ss["s_overlap"]),
+        "chunking.heading_prefix": ss["s_heading"],
+    }
+
+
+def _save(section: str) -> None:
+    try:
+        save_local(_changes(section))
+    except ChroniclerError as err:
+        ss[MSG] = (section, "error", err.one_line())
+        return
+    ss[MSG] = (section, "success", "Saved.")
+    ss["s_api_key"] = ""  # never keep a typed key around, and never show it again
+    ss["s_forget_key"] = False
+    if section in ("embedding", "chunking"):
+        ss["_reindex_needed"] = True
+
+
+def _message(section: str) -> None:
+    msg = ss.get(MSG)
+    if msg and msg[0] == section:
+        (st.error if msg[1] == "error" else st.success)(msg[2])
+
+
+st.title(":material/settings: Settings")
+st.caption("Saved for this computer in configs/local.yaml. Each section is saved on its own.")
+
+if ss.get("_reindex_needed"):
+    with st.container(border=True):
+        st.warning(
+            f"Passages of **{campaign}** were made with the old settings. Re-read the notes so searches "
+            "use the new ones.",
+            icon=":material/sync_problem:",
+        )
+        source = notes_source(config, campaign)
+        if source is None:
+            st.caption("No notes folder is known for this campaign: add the notes again on the Ingest page.")
+        elif st.button(f"Re-index {campaign} now", type="primary", key="s_reindex", icon=":material/sync:"):
+            try:
+                report = state.run_index(config, source, campaign)
+            except ChroniclerError as err:
+                st.error(err.one_line())
+            else:
+                ss.pop("_reindex_needed", None)
+                st.success(f"Done: {report.summary()}")
+
+# -- embedding ------------------------------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Search model")
+    st.caption(
+        "The model that turns notes and questions into meaning vectors (embeddings). Changing it "
+        "means every passage is read again."
+    )
+    backends = registry.available("embedders")
+    c1, c2, c3 = st.columns([1, 2, 1])
+    c1.selectbox(
+        "Backend",
+        backends,
+        key=_init("s_backend", config.embedding.backend),
+        help="local: a small model running on this computer, private and free. "
+        "openai: an OpenAI-compatible service (needs a key).",
+    )
+    c2.text_input(
+        "Model",
+        key=_init("s_model", config.embedding.model),
+        placeholder="built-in all-MiniLM-L6-v2",
+        help="Leave empty for the model shipped with Chronicler, or give a model name or folder.",
+    )
+    c3.number_input(
+        "Batch size",
+        min_value=1,
+        step=8,
+        key=_init("s_batch", config.embedding.batch_size),
+        help="Passages embedded at once. Bigger is faster but uses more memory.",
+    )
+    st.button("Save search model", key="s_save_embedding", on_click=_save, args=("embedding",))
+    _message("embedding")
+
+# -- store ----------------------------------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Where passages are stored")
+    where = st.radio(
+        "Store",
+        ["folder", "server"],
+        horizontal=True,
+        key=_init("s_where", "server" if config.store.url else "folder"),
+        format_func={"folder": "A folder on this computer", "server": "A Qdrant server"}.get,
+        help="The folder needs nothing else, but only one program can use it at a time. "
+        "A Qdrant server can be shared by the app and the command line.",
+    )
+    if where == "folder":
+        st.text_input(
+            "Folder",
+            key=_init("s_path", config.store.path or ""),
+            placeholder=str(config.data_path / "qdrant"),
+            help="Leave empty for the default folder shown in grey.",
+        )
+        _init("s_url", config.store.url or "")
+    else:
+        st.text_input(
+            "Server URL",
+            key=_init("s_url", config.store.url or ""),
+            placeholder="http://localhost:6333",
+            help="The address of your Qdrant server or cluster.",
+        )
+        st.text_input(
+            "API key",
+            type="password",
+            key=_init("s_api_key", ""),
+            placeholder="saved (hidden): type a new one to replace it" if config.store.api_key else "",
+            help="Only needed for a server that asks for one (e.g. Qdrant Cloud). It is never shown "
+            "again once saved.",
+        )
+        if config.store.api_key:
+            st.checkbox("Remove the saved API key", key=_init("s_forget_key", False))
+        _init("s_path", config.store.path or "")
+    c1, c2 = st.columns(2)
+    test = c1.button("Test connection", key="s_test_store", icon=":material/network_check:", width="stretch")
+    c2.button("Save store", key="s_save_store", on_click=_save, args=("store",), width="stretch")
+    _message("store")
+    if test:
+        try:
+            candidate = validate(deep_merge(config.model_dump(), dotted(_changes("store"))))
+            if state.same_store(candidate, config):
+                names = state.store(config).collections()
+            else:
+                probe = get_store(candidate)
+                try:
+                    names = probe.collections()
+                finally:
+                    probe.close()
+        except ChroniclerError as err:
+            st.error(f"Could not connect: {err.one_line()}")
+        except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
+            st.error(
+                f"Could not connect: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+            )
+        else:
+            prefix = candidate.store.collection_prefix
+            found = ", ".join(n[len(prefix) :] for n in names) or "none yet"
+            st.success(f"Connected. Campaigns found: {found}.", icon=":material/check_circle:")
+
+# -- retrieval defaults -------------------------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Search defaults")
+    st.caption("What the sidebar starts with in a new browser tab.")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.selectbox(
+        "Mode",
+        list(state.MODES),
+        format_func=state.MODES.get,
+        key=_init("s_mode", config.retrieval.mode),
+        help=state.MODE_HELP,
+    )
+    c2.number_input(
+        "Top-k",
+        min_value=1,
+        key=_init("s_k", config.retrieval.k),
+        help="Passages shown per question (at most 100).",
+    )
+    c3.number_input(
+        "Candidates",
+        min_value=1,
+        key=_init("s_candidates", config.retrieval.candidates),
+        help="How many passages each search stage looks at before the best top-k are picked (at most 1000).",
+    )
+    c4.number_input(
+        "Minimum score",
+        min_value=0.0,
+        step=0.01,
+        format="%.4f",
+        key=_init("s_threshold", config.retrieval.score_threshold),
+        help="Drop passages scoring below this. Empty or 0: keep everything.",
+    )
+    st.toggle(
+        "Also search other names of people and places",
+        key=_init("s_aliases", config.retrieval.alias_expansion),
+        help="Alias expansion: a question about 'Percy' also looks for 'Percival de Rolo', using the "
+        "[[Page|other name]] links in your notes. Affects the exact-word (keyword) search.",
+    )
+    st.button("Save search defaults", key="s_save_retrieval", on_click=_save, args=("retrieval",))
+    _message("retrieval")
+
+# -- chunking -----------------------------------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("How notes are cut into passages")
+    st.caption("Chunking: each passage is searched on its own. After a change, the notes must be read again.")
+    c1, c2, c3 = st.columns(3)
+    c1.number_input(
+        "Longest passage (characters)",
+        min_value=1,
+        step=100,
+        key=_init("s_max_chars", config.chunking.max_chars),
+        help="Longer bullets are split between sentences (at least 100).",
+    )
+    c2.number_input(
+        "Shortest passage (characters)",
+        min_value=0,
+        step=20,
+        key=_init("s_min_chars", config.chunking.min_chars),
+        help="Shorter bullets next to each other are merged up to this length.",
+    )
+    c3.number_input(
+        "Overlap (sentences)",
+        min_value=0,
+        step=1,
+        key=_init("s_overlap", config.chunking.overlap_sentences),
+        help="Sentences repeated at the start of the next piece when a bullet is split (0 to 5).",
+    )
+    st.toggle(
+        "Start each passage with its scene heading",
+        key=_init("s_heading", config.chunking.heading_prefix),
+        help="Helps searches like 'what happened at the Announcements' find the right part.",
+    )
+    st.button("Save passage settings", key="s_save_chunking", on_click=_save, args=("chunking",))
+    _message("chunking")

@@ -1,0 +1,102 @@
+"""Chronicler's entry point: `streamlit run streamlit_app.py`.
+
+Only routing and the sidebar live here. The sidebar widgets are drawn on every page so their values
+(campaign, search mode, top-k, threshold, session cap) survive page switches; pages read them through
+``app_state``. Pages hold layout only and call ``rag``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import app_state as state
+from rag.errors import ChroniclerError
+from rag.models import format_session
+from rag.ui_data import sessions_of
+
+st.set_page_config(page_title="Chronicler", page_icon="📜", layout="wide", initial_sidebar_state="auto")
+
+pages = [
+    st.Page("pages/home.py", title="Campaign", icon=":material/auto_stories:", default=True),
+    # The Chat page ("Ask the chronicle", pages/chat.py, icon :material/forum:) goes here, first in the
+    # list and default=True, once the answerer exists. It reads the same sidebar controls via app_state.
+    st.Page("pages/search.py", title="Search notes", icon=":material/manage_search:"),
+    st.Page("pages/ingest.py", title="Ingest notes", icon=":material/upload_file:"),
+    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
+]
+page = st.navigation(pages)
+
+config = state.get_config()
+state.first_start(config)
+
+# -- campaign -----------------------------------------------------------------------------------------
+indexed = state.campaigns(config)
+created = st.session_state.setdefault("_created_campaigns", [])
+pending = st.session_state.pop(state.PENDING_CAMPAIGN, None)
+if pending:
+    if pending not in created:
+        created.append(pending)
+    st.session_state[state.CAMPAIGN] = pending
+counts = state.campaign_options(config, indexed, created)
+options = list(counts)
+if st.session_state.get(state.CAMPAIGN) not in options:
+    st.session_state[state.CAMPAIGN] = config.campaign if config.campaign in options else options[0]
+
+
+with st.sidebar:
+    st.markdown("### :material/history_edu: Chronicler")
+    campaign = st.selectbox(
+        "Campaign",
+        options,
+        key=state.CAMPAIGN,
+        help="Each campaign has its own notes. Add or create one on the Ingest page.",
+    )
+    # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
+    # selectbox's old label when only the label text changes (seen after an index run).
+    st.caption(f"{counts[campaign]} passages" if counts.get(campaign) else "No notes yet")
+
+    # -- shared search controls -------------------------------------------------------------------
+    st.markdown("#### Search options")
+    st.session_state.setdefault(state.MODE, config.retrieval.mode)
+    mode = st.radio(
+        "How to search", list(state.MODES), key=state.MODE, format_func=state.MODES.get, help=state.MODE_HELP
+    )
+    st.session_state.setdefault(state.TOP_K, min(config.retrieval.k, 20))
+    st.slider(
+        "Passages to show (top-k)",
+        1,
+        max(20, config.retrieval.k),
+        key=state.TOP_K,
+        help="How many of the best-matching passages are shown (and, later, given to the answerer).",
+    )
+    top, step, default = state.threshold_range(mode, config)
+    tkey = state.threshold_key(mode)
+    st.session_state.setdefault(tkey, default)
+    st.slider(
+        "Minimum score (threshold)",
+        0.0,
+        top,
+        step=step,
+        key=tkey,
+        format="%.4f" if mode == "hybrid" else "%.2f",
+        help="Passages scoring below this are dropped, even if that leaves fewer than top-k. "
+        "0 keeps everything. Scores are on a different scale for each search mode.",
+    )
+    try:
+        sessions = sessions_of(state.campaign_chunks(config, campaign))
+    except ChroniclerError:
+        sessions = []
+    # "all", not None: a selectbox whose value is None shows "Choose an option" and a clear button.
+    if st.session_state.get(state.SESSION_CAP) not in [state.ALL_SESSIONS, *sessions]:
+        st.session_state[state.SESSION_CAP] = state.ALL_SESSIONS
+    st.selectbox(
+        "As of session",
+        [state.ALL_SESSIONS, *sessions],
+        key=state.SESSION_CAP,
+        format_func=lambda s: "All sessions" if s == state.ALL_SESSIONS else f"Session {format_session(s)}",
+        help="Search only notes up to this session: no spoilers from later sessions, "
+        "and answers as the characters knew things back then.",
+    )
+
+state.mark_routed()
+page.run()
