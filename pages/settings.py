@@ -37,6 +37,7 @@ def _changes(section: str) -> dict:
         out = {
             "store.url": ss["s_url"].strip() if server else "",
             "store.path": "" if server else ss["s_path"].strip(),
+            "store.backend": "qdrant" if server else ss["s_engine"],
         }
         if ss.get("s_api_key"):
             out["store.api_key"] = ss["s_api_key"]
@@ -145,10 +146,20 @@ with st.container(border=True):
         "A Qdrant server can be shared by the app and the command line.",
     )
     if where == "folder":
+        engine = st.radio(
+            "Engine",
+            ["edge", "qdrant"],
+            horizontal=True,
+            key=_init("s_engine", config.store.backend if config.store.backend in ("edge", "qdrant") else "edge"),
+            format_func={"edge": "Fast (Qdrant Edge, recommended)", "qdrant": "Compatible (qdrant-client)"}.get,
+            help="Both keep your passages in a folder. The fast engine answers in milliseconds even for "
+            "big campaigns; the compatible one is slower but uses the same code as a Qdrant server. "
+            "Switching engines means indexing your notes again.",
+        )
         st.text_input(
             "Folder",
             key=_init("s_path", config.store.path or ""),
-            placeholder=str(config.data_path / "qdrant"),
+            placeholder=str(config.data_path / engine),
             help="Leave empty for the default folder shown in grey.",
         )
         _init("s_url", config.store.url or "")
@@ -159,6 +170,7 @@ with st.container(border=True):
             placeholder="http://localhost:6333",
             help="The address of your Qdrant server or cluster.",
         )
+        _init("s_engine", config.store.backend)
         st.text_input(
             "API key",
             type="password",

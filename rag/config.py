@@ -56,7 +56,7 @@ class EmbeddingConfig(Section):
 
 
 class StoreConfig(Section):
-    backend: str = "qdrant"
+    backend: str = "edge"
     path: str | None = None  # embedded store folder; default <data_dir>/qdrant; ":memory:" for tests
     url: str | None = None  # a Qdrant server or cluster; takes precedence over path
     api_key: str | None = None
@@ -64,14 +64,14 @@ class StoreConfig(Section):
 
 
 class RetrievalConfig(Section):
-    mode: Literal["dense", "keyword", "hybrid"] = "dense"
+    mode: Literal["dense", "keyword", "hybrid"] = "hybrid"
     k: int = Field(5, ge=1, le=100)
     candidates: int = Field(50, ge=1, le=1000)  # per first-stage retriever
-    rrf_k: int = Field(60, ge=1)
+    rrf_k: int = Field(10, ge=1)
     dense_weight: float = Field(1.0, ge=0)
-    keyword_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(2.0, ge=0)
     score_threshold: float | None = None
-    alias_expansion: bool = True  # a question naming "the Keeper" also searches "Osiris"
+    alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
 
 
 class TrackingConfig(Section):

@@ -237,12 +237,13 @@ def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):
 def test_search_table_and_charts_match_the_hits(tmp_path):
     indexed(tmp_path)
     at = start("pages/search.py")
+    at.radio(key="mode").set_value("dense")
     at.text_input(key="question").set_value("Grog greataxe duergar")
     at.run()
     assert not at.exception and not at.error, texts(at.error)
 
     config = load_config()
-    expected = app_state.pipeline(config).retrieve("Grog greataxe duergar", "demo", config.retrieval.k)
+    expected = app_state.pipeline(config).retrieve("Grog greataxe duergar", "demo", config.retrieval.k, mode="dense")
     table = at.dataframe[0].value
     for column in ("rank", "session", "name", "dense", "keyword", "fused", "rerank", "score", "status"):
         assert column in table.columns
@@ -301,7 +302,8 @@ def test_session_cap_keeps_later_sessions_out(tmp_path):
     assert "as of session 1" in texts(at.caption)
 
 
-def test_keyword_search_shows_the_other_names_it_looked_for(tmp_path):
+def test_keyword_search_shows_the_other_names_it_looked_for(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RETRIEVAL__ALIAS_EXPANSION", "true")
     indexed(tmp_path)
     at = start("pages/search.py")
     at.radio(key="mode").set_value("keyword")

@@ -116,9 +116,9 @@ def test_story_dirs_eval(capsys, tmp_path, monkeypatch):
         (tmp_path / "stories" / story / "Session 2.md").write_text(f"At last the {story} found the {word}.\n")
     questions = tmp_path / "q.jsonl"
     questions.write_text("\n".join(json.dumps(q) for q in [
-        {"id": "a", "question": "What did the fox find?", "sessions": [2], "evidence": ["found the cheese"],
+        {"id": "a", "question": "What did the fox find at last?", "sessions": [2], "evidence": ["found the cheese"],
          "kind": "fact", "story": "fox"},
-        {"id": "b", "question": "What did the crow find?", "sessions": [2], "evidence": ["found the pebbles"],
+        {"id": "b", "question": "What did the crow find at last?", "sessions": [2], "evidence": ["found the pebbles"],
          "kind": "fact", "story": "crow"}]))
     code, out, _ = run(capsys, "eval", "--notes", str(tmp_path / "stories"), "--story-dirs",
                        "--questions", str(questions), "--set", "retrieval.mode=keyword", "--k", "1")

@@ -73,6 +73,7 @@ def test_unknown_campaign_and_empty_question(pipeline):
 
 
 def test_alias_expansion_searches_the_other_names(pipeline):
+    pipeline.config.retrieval.alias_expansion = True
     result = pipeline.retrieve("Who is the keeper?", mode="keyword")
     assert result.variants["keyword"] == "Who is the keeper? Osiris"
     page = [h for h in result.hits if h.chunk.source == "NPCs/Osiris.md"]

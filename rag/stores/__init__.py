@@ -61,4 +61,6 @@ class Store(ABC):
 
 
 def get_store(config: Config) -> Store:
-    return registry.create("stores", config.store.backend, config)
+    """A server ``url`` always goes through qdrant-client: the edge engine is in-process only."""
+    backend = "qdrant" if config.store.url else config.store.backend
+    return registry.create("stores", backend, config)
