@@ -103,9 +103,16 @@ fresh temp folder). Model: {r['embedder']}, batch size from config.
 def run(config: Config, args: argparse.Namespace) -> int:
     notes_dir = config.resolve(config.notes_dir)
     command = "python -m rag " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else "python -m rag bench"
+    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     if args.what == "ingest":
-        result = bench_ingest(config, notes_dir, log=lambda s: print(s, file=sys.stderr))
+        result = bench_ingest(config, notes_dir, log=log)
         md = ingest_markdown(result, _display_path(notes_dir), command)
+    else:
+        from rag.bench_query import bench_query, query_markdown
+
+        sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+        engines = [x.strip() for x in args.engines.split(",") if x.strip()]
+        md = query_markdown(bench_query(config, notes_dir, sizes, engines, log=log), command, machine())
     print(md)
     if not args.no_write:
         write_section(DOC, f"bench:{args.what}", md, "Benchmarks")
