@@ -19,7 +19,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # /opt/wheels holds the CPU torch wheel on these machines; without it pip would fetch CUDA builds.
   extra=()
   [ -d /opt/wheels ] && extra=(--find-links /opt/wheels)
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check "${extra[@]}" -r "$req"
+  # (this machine's pip config lists index folders that may not exist; its warnings are noise)
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "${extra[@]}" -r "$req" \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   echo "$want" > "$stamp"
 fi
 
