@@ -17,9 +17,8 @@ from rag.ui_data import sessions_of
 st.set_page_config(page_title="Chronicler", page_icon="📜", layout="wide", initial_sidebar_state="auto")
 
 pages = [
-    st.Page("pages/home.py", title="Campaign", icon=":material/auto_stories:", default=True),
-    # The Chat page ("Ask the chronicle", pages/chat.py, icon :material/forum:) goes here, first in the
-    # list and default=True, once the answerer exists. It reads the same sidebar controls via app_state.
+    st.Page("pages/chat.py", title="Ask the chronicle", icon=":material/forum:", default=True),
+    st.Page("pages/home.py", title="Campaign", icon=":material/auto_stories:"),
     st.Page("pages/search.py", title="Search notes", icon=":material/manage_search:"),
     st.Page("pages/ingest.py", title="Ingest notes", icon=":material/upload_file:"),
     st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),

@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p, notes=False)
     _search_flags(p)
 
-    p = sub.add_parser("run", help="search and record the run (answers arrive with the answerer)")
+    p = sub.add_parser("run", help="answer a question from the notes, with citations, and record the run")
     _common(p, notes=False)
     _search_flags(p)
 
@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--story-dirs", action="store_true", help="each sub-folder of --notes is its own corpus")
     p.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
     p.add_argument("--label", help="a name for this configuration in docs/EVALUATION.md tables")
+    p.add_argument("--answers", action="store_true",
+                   help="also answer every question: refusal accuracy, citation precision, evidence in answers")
 
     p = sub.add_parser("report", help="render docs/EVALUATION.md tables from eval --json files")
     p.add_argument("files", nargs="+", help="eval JSON files, one table row each, in this order")

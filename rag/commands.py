@@ -113,8 +113,30 @@ def cmd_search(config: Config, args: argparse.Namespace) -> int:
 
 
 def cmd_run(config: Config, args: argparse.Namespace) -> int:
-    args.track = True
-    return cmd_search(config, args)
+    """Answer with citations and record the run (question, rewrite, hits, prompt, answer, citations)."""
+    from rag.answering import answer as answer_question
+    from rag.answering import record_answer
+
+    pipeline = Pipeline(config)
+    try:
+        result = answer_question(pipeline, args.question, k=args.k, filters=filters_from_args(args), mode=args.mode)
+    finally:
+        pipeline.close()
+    folder = record_answer(config, result)
+    print(f"run recorded in {folder}", file=sys.stderr)
+    if args.json:
+        print_json({"question": result.question, "answer": result.text, "refused": result.refused,
+                    "confidence": result.confidence, "citations": [vars(c) for c in result.citations],
+                    "hits": [h.as_dict() for h in result.hits]})
+        return 0
+    print(result.text)
+    print(f"\nconfidence: {result.confidence}")
+    cited = {c.chunk_id for c in result.citations if c.chunk_id}
+    for h in result.hits:
+        if h.chunk.id in cited:
+            first = " ".join(h.chunk.text.split())
+            print(f"{h.chunk.label} {h.chunk.source}: {first[:100]}{'…' if len(first) > 100 else ''}")
+    return 0
 
 
 def cmd_campaigns(config: Config, args: argparse.Namespace) -> int:
@@ -145,11 +167,22 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
             pipeline, config.resolve(config.notes_dir), args.questions,
             ks=ks, story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr),
         )
+        if getattr(args, "answers", False):
+            from rag.answer_eval import run_answer_eval
+
+            answers = run_answer_eval(pipeline, config.resolve(config.notes_dir), args.questions,
+                                      story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr))
+            result["overall"].update(answers["overall"])
+            result["answers"] = answers
     finally:
         pipeline.close()
     result["label"] = args.label or config.retrieval.mode
     result["command"] = "python -m rag " + " ".join(_quote(a) for a in args.argv)
     print(format_table(result))
+    if "answers" in result:
+        from rag.answer_eval import format_answers
+
+        print(format_answers(result["answers"]))
     if args.json_out:
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_out).write_text(json.dumps(result, indent=2), encoding="utf-8")

@@ -74,9 +74,36 @@ class RetrievalConfig(Section):
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
 
 
+class RerankConfig(Section):
+    """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
+
+    enabled: bool = False
+    backend: str = "cross-encoder"  # cross-encoder | late-interaction (offline, the packaged MiniLM)
+    model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
+    candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
+    batch_size: int = Field(32, ge=1, le=1024)
+
+
 class TrackingConfig(Section):
     enabled: bool = False
     dir: str = "runs"  # relative to data_dir unless absolute
+
+
+class AnswerConfig(Section):
+    """The answerer. ``extractive`` (offline default) quotes the notes; ``openai`` is any OpenAI-compatible LLM."""
+
+    backend: str = "extractive"
+    model: str = ""  # openai backend: e.g. gpt-4o-mini, or the model name your local server reports
+    base_url: str | None = None  # Ollama, vLLM, llama.cpp server, LM Studio: their /v1 URL
+    api_key: str | None = None  # else OPENAI_API_KEY
+    temperature: float = Field(0.1, ge=0, le=2)
+    seed: int | None = None
+    max_tokens: int = Field(512, ge=16)
+    timeout: float = Field(60.0, gt=0)  # seconds per request
+    max_retries: int = Field(2, ge=0, le=10)  # with exponential backoff (done by the openai client)
+    max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer
+    refusal_floor: float = Field(0.38, ge=0, le=1)  # extractive: best sentence score below this → refuse
+    history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
 
 
 class Config(Section):
@@ -88,7 +115,9 @@ class Config(Section):
     embedding: EmbeddingConfig = EmbeddingConfig()
     store: StoreConfig = StoreConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
+    reranker: RerankConfig = RerankConfig()
     tracking: TrackingConfig = TrackingConfig()
+    answer: AnswerConfig = AnswerConfig()
 
     @field_validator("campaign")
     @classmethod
@@ -124,7 +153,7 @@ class Config(Section):
     def snapshot(self) -> dict[str, Any]:
         """The config as recorded in runs and eval output: secrets masked."""
         data = self.model_dump()
-        for section in ("embedding", "store"):
+        for section in ("embedding", "store", "answer"):
             if data[section].get("api_key"):
                 data[section]["api_key"] = "***"
         return data

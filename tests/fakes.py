@@ -35,3 +35,36 @@ class FakeEmbedder(Embedder):
                 out[i, h % DIM] += 1.0
             out[i, DIM - 1] += 0.01  # never all zeros
         return normalise(out)
+
+
+# -- generators (appended for the answerer) -------------------------------------------------------------
+from rag.generators import Generator  # noqa: E402
+
+
+class FakeGenerator(Generator):
+    """Answers with the first sentence of the top hit and its label (or a scripted ``reply``), and records
+    every call, so tests can assert that a refusal never reached the generator. ``support`` is scripted."""
+
+    name = "fake-generator"
+    instances: list[FakeGenerator] = []
+
+    def __init__(self, config=None, embedder=None, reply: str | None = None, support: float | None = None):
+        self.config, self.embedder, self.reply, self._support = config, embedder, reply, support
+        self.calls: list[tuple[str, list, list]] = []
+        FakeGenerator.instances.append(self)
+
+    def generate(self, question, hits, history=None):
+        self.calls.append((question, list(hits), list(history or [])))
+        if self.reply is not None:
+            yield from self.reply.split(" ")[:1]
+            rest = self.reply.split(" ", 1)[1:]
+            if rest:
+                yield " " + rest[0]
+            return
+        top = hits[0].chunk
+        first = top.text.splitlines()[-1].split(". ")[0].rstrip(".")
+        yield f"{first}. "
+        yield top.label
+
+    def support(self, question, hits):
+        return self._support

@@ -105,14 +105,14 @@ def plotly(at: AppTest, index: int) -> dict:
 
 
 def test_home_empty_state_tells_what_to_do():
-    at = start()
+    at = start("pages/home.py")
     assert "Add your notes on the Ingest page" in texts(at.info)
     assert not at.error
 
 
 def test_home_overview_counts(tmp_path):
     indexed(tmp_path)
-    at = start()
+    at = start("pages/home.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Sessions"] == "3"
     assert metrics["Files"] == "4"
@@ -122,7 +122,7 @@ def test_home_overview_counts(tmp_path):
 
 def test_first_start_indexes_the_configured_campaign(tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(write_vault(tmp_path / "demo-notes")))
-    at = start()
+    at = start("pages/home.py")
     assert "Add your notes" not in texts(at.info)
     assert {m.label: m.value for m in at.metric}["Sessions"] == "3"
 

@@ -1,0 +1,163 @@
+"""Ask the chronicle: a chat whose every answer comes from the campaign's notes, with checked citations.
+
+The answer streams in; each citation is a chip that opens the exact passage; a confidence label sits beside
+it; "Why this answer?" shows the rewrite, the query variants, filters and the passages' scores. The
+conversation lives in this browser session only. Layout here; the work is in ``rag.answering``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import plotly.graph_objects as go
+import streamlit as st
+
+import app_state as state
+from rag.answering import ask, record_answer
+from rag.errors import CampaignNotFoundError, ChroniclerError
+from rag.models import Answer, format_session
+
+TURNS = "chat_turns"  # list of {"question": str, "answer": Answer}
+BADGES = {"high": ":green-badge[High confidence]", "medium": ":orange-badge[Medium confidence]",
+          "low": ":gray-badge[Low confidence]"}
+CONFIDENCE_HELP = (
+    "How sure the answer is: from how closely the passages match the question and whether every "
+    "citation points at a passage that was read. Low: check the passages before you rely on it."
+)
+PLOT = {"displayModeBar": False}
+_MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
+
+
+def _md(text: str) -> str:
+    """Note text shown as written (Markdown characters escaped; brackets kept for citation labels)."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+
+
+def new_conversation() -> None:
+    st.session_state[TURNS] = []
+
+
+def scores_figure(result: Answer) -> go.Figure:
+    """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour."""
+    cited = {c.chunk_id for c in result.citations if c.chunk_id}
+    hits = list(reversed(result.hits))
+    fig = go.Figure(go.Bar(
+        x=[h.score for h in hits],
+        y=[f"#{h.rank} {h.chunk.name}" for h in hits],
+        orientation="h",
+        marker_color=["#7b4f2c" if h.chunk.id in cited else "#c9b79c" for h in hits],
+        hovertext=[h.chunk.text[:160] for h in hits],
+    ))
+    fig.update_layout(height=60 + 28 * len(hits), margin=dict(l=10, r=10, t=30, b=10),
+                      title="Passages given to the answerer (dark = cited)", xaxis_title="retrieval score")
+    return fig
+
+
+def show_citations(result: Answer) -> None:
+    by_id = {h.chunk.id: h.chunk for h in result.hits}
+    seen: set[str] = set()
+    resolved = [c for c in result.citations if c.chunk_id in by_id and not (c.chunk_id in seen or seen.add(c.chunk_id))]
+    if resolved:
+        columns = st.columns(min(len(resolved), 4))
+        for i, citation in enumerate(resolved):
+            chunk = by_id[citation.chunk_id]
+            with columns[i % len(columns)].popover(chunk.name, icon=":material/menu_book:", width="stretch"):
+                session = f"Session {format_session(chunk.session)}" if chunk.session is not None else chunk.kind
+                st.markdown(f"**{_md(chunk.name)}**  \n:gray[{_md(session)} · {_md(chunk.heading or chunk.title)} · "
+                            f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]")
+                st.markdown(_md(chunk.text))
+    for citation in result.citations:
+        if citation.chunk_id is None:
+            st.warning(f"Citation [{citation.label}] does not match any passage the answer was given.",
+                       icon=":material/warning:")
+
+
+def show_why(result: Answer, key: str) -> None:
+    trace = result.trace
+    with st.expander("Why this answer?", icon=":material/troubleshoot:"):
+        rewrite = trace.get("rewrite") or {}
+        if rewrite.get("method") not in (None, "none"):
+            how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
+            st.markdown(f"Follow-up read as: **{_md(rewrite['standalone'])}** ({how})")
+        for stage, text in (trace.get("variants") or {}).items():
+            st.markdown(f"- {stage} search: {_md(text)}")
+        filters = trace.get("filters") or {}
+        st.caption("Filters: " + (", ".join(f"{k} {v}" for k, v in filters.items()) if filters else "none"))
+        if trace.get("support") is not None:
+            st.caption(f"Best sentence score {trace['support']:.3f} (refuses below {trace['refusal_floor']:.2f}) · "
+                       f"answerer: {trace.get('generator')}")
+        if trace.get("refusal_rule"):
+            st.caption(f"Refused because {trace['refusal_rule']}; no answer was generated.")
+        if result.hits:
+            st.plotly_chart(scores_figure(result), width="stretch", config=PLOT, key=f"why_{key}")
+        timings = trace.get("timings") or {}
+        if timings.get("total"):
+            st.caption(f"{1000 * timings['total']:.0f} ms in all")
+
+
+def show_answer(result: Answer, key: str) -> None:
+    if not result.refused:
+        st.markdown(BADGES[result.confidence], help=CONFIDENCE_HELP)
+        show_citations(result)
+    show_why(result, key)
+
+
+state.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+turns: list[dict] = st.session_state.setdefault(TURNS, [])
+
+head, button = st.columns([5, 1], vertical_alignment="bottom")
+head.title(":material/forum: Ask the chronicle")
+button.button("New conversation", icon=":material/add_comment:", on_click=new_conversation, key="new_conversation",
+              disabled=not turns, width="stretch")
+st.caption(f"Answers about **{campaign}** come only from your notes, with the passage behind every claim. "
+           "Search options in the sidebar apply.")
+
+try:
+    has_notes = bool(state.campaign_chunks(config, campaign))
+except ChroniclerError as err:
+    st.error(err.one_line())
+    st.page_link("pages/settings.py", label="Check the store settings", icon=":material/settings:")
+    st.stop()
+if not has_notes:
+    st.info(f"**No notes in '{campaign}' yet.** Add your notes on the Ingest page: upload Markdown files or a "
+            "zipped Obsidian vault, then come back and ask.", icon=":material/upload_file:")
+    st.page_link("pages/ingest.py", label="Add your notes", icon=":material/upload_file:")
+    st.stop()
+
+if not turns:
+    st.info("Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
+            "Follow-up questions (\"and what did she do next?\") work too.", icon=":material/lightbulb:")
+
+for i, turn in enumerate(turns):
+    with st.chat_message("user"):
+        st.markdown(_md(turn["question"]))
+    with st.chat_message("assistant"):
+        st.markdown(_md(turn["answer"].text))
+        show_answer(turn["answer"], f"turn{i}")
+
+question = st.chat_input("Ask about your campaign…", key="chat_question")
+if question and question.strip():
+    with st.chat_message("user"):
+        st.markdown(_md(question))
+    with st.chat_message("assistant"):
+        cfg, filters = state.search_settings(config)
+        history = [(t["question"], t["answer"].text) for t in turns]
+        try:
+            stream = ask(state.pipeline(cfg), question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode,
+                         history=history)
+            st.write_stream(_md(piece) for piece in stream)
+            result = stream.answer
+        except ChroniclerError as err:
+            st.error(err.one_line())
+            if isinstance(err, CampaignNotFoundError):
+                st.page_link("pages/ingest.py", label="Add notes to this campaign", icon=":material/upload_file:")
+            st.stop()
+        show_answer(result, f"turn{len(turns)}")
+    turns.append({"question": question, "answer": result})
+    if cfg.tracking.enabled:
+        try:
+            record_answer(cfg, result)
+        except OSError as err:
+            st.caption(f"Could not record this run: {err.strerror}")

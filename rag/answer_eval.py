@@ -1,0 +1,96 @@
+"""Answer evaluation (``python -m rag eval --answers``): refusals, citation precision, evidence in answers.
+
+Same question files and matching rule as retrieval evaluation (``rag.evaluation.supports``):
+- ``refusal_accuracy``: share of ``unanswerable`` questions the answerer refused (absent if a set has none);
+- ``false_refusal_rate``: share of answerable questions it refused;
+- ``citation_precision``: share of resolved citations, over answered answerable questions, whose passage
+  holds the question's evidence (an unresolved citation counts as wrong);
+- ``answer_has_evidence``: share of answerable questions whose answer text contains an evidence span
+  (a refusal counts as a miss).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rag.answering import answer
+from rag.evaluation import corpora, load_questions, norm, supports
+from rag.generators import get_generator
+
+
+def score_answer(q, result) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": q.id, "kind": q.kind, "refused": result.refused,
+                           "confidence": result.confidence, "support": result.trace.get("support")}
+    if not q.answerable:
+        row["refusal_correct"] = float(result.refused)
+        return row
+    row["false_refusal"] = float(result.refused)
+    text = norm(result.text)
+    row["has_evidence"] = float(not result.refused and any(norm(e) and norm(e) in text for e in q.evidence))
+    if not result.refused and q.evidence:
+        by_id = {h.chunk.id: h.chunk for h in result.hits}
+        row["citations"] = len(result.citations)
+        row["citations_supporting"] = sum(
+            1 for c in result.citations if c.chunk_id in by_id and supports(by_id[c.chunk_id], q)
+        )
+    return row
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    def mean(key: str) -> float | None:
+        values = [r[key] for r in rows if key in r]
+        return round(sum(values) / len(values), 4) if values else None
+
+    cited = sum(r.get("citations", 0) for r in rows)
+    out = {
+        "refusal_accuracy": mean("refusal_correct"),
+        "false_refusal_rate": mean("false_refusal"),
+        "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rows) / cited, 4)
+        if cited else None,
+        "answer_has_evidence": mean("has_evidence"),
+    }
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def run_answer_eval(
+    pipeline,
+    notes_dir: str | Path,
+    questions_path: str | Path,
+    story_dirs: bool = False,
+    log: Callable[[str], None] = lambda s: None,
+) -> dict[str, Any]:
+    """Answer every question of the file with the configured answerer (indexing incrementally first)."""
+    questions = load_questions(questions_path)
+    generator = get_generator(pipeline.config.answer, embedder=pipeline.embedder)
+    rows, latencies = [], []
+    for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
+        report = pipeline.index(folder, campaign)
+        if report.embedded:
+            log(f"indexed {campaign}: {report.summary()}")
+        for q in qs:
+            t0 = time.perf_counter()
+            result = answer(pipeline, q.question, campaign, generator=generator)
+            latencies.append(time.perf_counter() - t0)
+            rows.append({**score_answer(q, result), "answer": result.text})
+    by_kind = {kind: {"n": sum(r["kind"] == kind for r in rows), **summarise([r for r in rows if r["kind"] == kind])}
+               for kind in sorted({r["kind"] for r in rows})}
+    return {
+        "overall": summarise(rows),
+        "by_kind": by_kind,
+        "generator": generator.name,
+        "refusal_floor": pipeline.config.answer.refusal_floor,
+        "latency_ms_p50": round(1000 * statistics.median(latencies), 1) if latencies else 0.0,
+        "per_question": rows,
+    }
+
+
+def format_answers(result: dict[str, Any]) -> str:
+    o = result["overall"]
+    parts = [f"{k} {v:.3f}" for k, v in o.items()]
+    if "refusal_accuracy" not in o:
+        parts.append("refusal_accuracy n/a (no unanswerable questions in this set)")
+    return f"answers ({result['generator']}): " + ", ".join(parts) + f"; p50 {result['latency_ms_p50']} ms"

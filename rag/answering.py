@@ -1,0 +1,243 @@
+"""Question → grounded, cited, checked Answer. What the chat page, ``run`` and ``eval --answers`` call.
+
+Order of work: rewrite a follow-up into a standalone question; retrieve; refuse without calling any
+generator when nothing passed the threshold or the generator's own support score is below the floor;
+generate (streamed); then check every citation against the passages that were in the context.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from rag.generators import NOT_IN_NOTES, Generator, History, build_messages, get_generator
+from rag.models import Answer, Citation, Filters, Hit
+
+REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
+REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
+_LABELISH = re.compile(r"\b(session|part|episode)\s*\d", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"\b(he|she|him|her|his|hers|they|them|their|it|its|that|those|there|then|after that|afterwards|"
+    r"this|these|same)\b|^(and|but|so|what about|how about)\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
+_SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
+_NOT_NAMES = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Did", "Does", "Do", "Is",
+              "Was", "Were", "Are", "And", "But", "So", "Then", "The", "A", "An", "In", "On", "After", "Before",
+              "Session", "Episode", "Tell", "Can", "Could", "Would", "Has", "Had", "Have", "I", "If"}
+
+
+def _norm_label(text: str) -> str:
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
+
+
+def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
+    """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
+
+    A label resolves when it equals a passage's name, or uniquely ends one (an LLM writing
+    "[Session 2 - Part 11]" for "C1 Session 2 · Part 11"). Brackets that neither resolve nor look like a
+    label ("[sic]") are ordinary text. Returns the text, with a warning line when something did not
+    resolve, and the citations in order of appearance."""
+    by_name = {_norm_label(h.chunk.name): h.chunk.id for h in hits}
+    citations: list[Citation] = []
+    for match in _BRACKET.finditer(text):
+        for label in re.split(r"\s*[;,]\s*(?=\D*\d)", match.group(1)):
+            label = label.strip()
+            key = _norm_label(label)
+            chunk_id = by_name.get(key)
+            if chunk_id is None and key:
+                ends = [cid for name, cid in by_name.items() if name.endswith(" " + key)]
+                chunk_id = ends[0] if len(ends) == 1 else None
+            if chunk_id is None and not _LABELISH.search(label):
+                continue
+            citations.append(Citation(label, chunk_id))
+    bad = list(dict.fromkeys(c.label for c in citations if c.chunk_id is None))
+    if bad:
+        text = text.rstrip() + "\n\n" + unresolved_note(bad)
+    return text, citations
+
+
+def unresolved_note(labels: list[str]) -> str:
+    names = ", ".join(f"[{label}]" for label in labels)
+    return f"⚠ Unchecked citation: {names} is not one of the passages the answer was given; treat it with care."
+
+
+def is_refusal(text: str) -> bool:
+    t = text.casefold().replace("’", "'")
+    return "notes don't say" in t or "notes do not say" in t
+
+
+def confidence(support: float | None, floor: float, hits: list[Hit], citations: list[Citation]) -> str:
+    """high / medium / low from retrieval strength and citation coverage.
+
+    Strength is the generator's support score measured against the refusal floor when it has one
+    (extractive), else the best meaning (cosine) score of the passages. Coverage is the share of
+    citations that resolved; an answer without any citation is never above low."""
+    if not citations:
+        return "low"
+    coverage = sum(c.chunk_id is not None for c in citations) / len(citations)
+    if support is not None:
+        margin = support - floor
+        strong, fair = margin >= 0.25, margin >= 0.1
+    else:
+        dense = max((h.scores.get("dense", 0.0) for h in hits), default=0.0)
+        strong, fair = dense >= 0.55, dense >= 0.35
+    if strong and coverage == 1.0:
+        return "high"
+    return "medium" if fair and coverage >= 0.5 else "low"
+
+
+def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
+    """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
+    that had any. Only questions that lean on the past ("she", "after that", "and …") are touched."""
+    if not history or not _REFERENCE.search(question):
+        return question, []
+    own = {n.casefold() for n in _names(question)}
+    for previous, _ in reversed(history):
+        carried = [n for n in _names(previous) if n.casefold() not in own]
+        if not _SESSION.search(question):
+            carried += [m.group(0) for m in _SESSION.finditer(previous)]
+        carried = list(dict.fromkeys(carried))
+        if carried:
+            return f"{question.rstrip()} ({', '.join(carried)})", carried
+    return question, []
+
+
+def _names(text: str) -> list[str]:
+    out = []
+    for m in _NAME.finditer(text):
+        parts = m.group(0).split()
+        while parts and parts[0] in _NOT_NAMES:
+            parts = parts[1:]
+        if parts:
+            out.append(" ".join(parts))
+    return out
+
+
+class AnswerStream:
+    """Iterate for the answer's text pieces (``st.write_stream(stream)``), then read ``.answer``.
+
+    Reading ``.answer`` first simply consumes the stream. A flag for an unchecked citation arrives as the
+    last piece, so what streamed is exactly ``answer.text``."""
+
+    def __init__(self, pieces: Iterator[str], finish: Callable[[str, float | None], Answer]):
+        self._pieces, self._finish = pieces, finish
+        self._answer: Answer | None = None
+        self._parts: list[str] = []
+        self._started = time.perf_counter()
+
+    def __iter__(self) -> Iterator[str]:
+        first: float | None = None
+        for piece in self._pieces:
+            if first is None:
+                first = time.perf_counter() - self._started
+            self._parts.append(piece)
+            yield piece
+        text = "".join(self._parts)
+        self._answer = self._finish(text, first)
+        if self._answer.text != text and self._answer.text.startswith(text):
+            yield self._answer.text[len(text) :]
+
+    @property
+    def answer(self) -> Answer:
+        if self._answer is None:
+            for _ in self:
+                pass
+        return self._answer
+
+
+def ask(
+    pipeline,
+    question: str,
+    campaign: str | None = None,
+    k: int | None = None,
+    filters: Filters | None = None,
+    mode: str | None = None,
+    history: History | None = None,
+    generator: Generator | None = None,
+) -> AnswerStream:
+    """Retrieve now (errors raise here, before anything streams); generate lazily while iterating."""
+    t0 = time.perf_counter()
+    cfg = pipeline.config.answer
+    mode = mode or pipeline.config.retrieval.mode
+    history = list(history or [])[-cfg.history_turns :] if cfg.history_turns else []
+    if generator is None:
+        generator = get_generator(cfg, embedder=pipeline.embedder if mode != "keyword" else pipeline._embedder)
+    standalone, carried, method = question, [], "none"
+    if history:
+        llm = generator.rewrite(question, history)
+        if llm:
+            standalone, method = llm, "llm"
+        else:
+            standalone, carried = offline_rewrite(question, history)
+            method = "offline" if carried else "none"
+    retrieval = pipeline.retrieve(standalone, campaign, k, filters, mode)
+    hits = retrieval.hits
+    t_retrieved = time.perf_counter()
+    support = generator.support(standalone, hits) if hits else None
+    trace: dict[str, Any] = {
+        "question": question,
+        "rewrite": {"standalone": standalone, "method": method, "carried": carried},
+        "mode": retrieval.mode,
+        "variants": dict(retrieval.variants),
+        "filters": {k_: v for k_, v in vars(retrieval.filters).items() if v not in (None, ())},
+        "hits": [h.as_dict() for h in retrieval.candidates],
+        "generator": generator.name,
+        "support": support,
+        "support_note": generator.support_note if support is not None else None,
+        "refusal_floor": cfg.refusal_floor if support is not None else None,
+        "timings": {**{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
+                    "rewrite_and_retrieve": t_retrieved - t0},
+    }
+    refusal = None
+    if not hits:
+        refusal = REFUSAL_EMPTY
+    elif support is not None and support < cfg.refusal_floor:
+        refusal = f"{NOT_IN_NOTES}: {generator.support_note}." if generator.support_note else REFUSAL_WEAK
+    if refusal:
+        trace["prompt"] = None
+        trace["refusal_rule"] = (
+            "no passage passed the threshold" if not hits else trace["support_note"] or "support below the floor"
+        )
+
+        def refused(text: str, first: float | None) -> Answer:
+            trace["timings"]["total"] = time.perf_counter() - t0
+            return Answer(question, text, [], hits, refused=True, confidence="low", trace=trace)
+
+        return AnswerStream(iter([refusal]), refused)
+
+    trace["prompt"] = build_messages(standalone, hits, history)
+
+    def finish(text: str, first: float | None) -> Answer:
+        checked, citations = check_citations(text, hits)
+        trace["timings"]["first_token"] = first
+        trace["timings"]["total"] = time.perf_counter() - t0
+        refused = is_refusal(text) and not any(c.chunk_id for c in citations)
+        level = "low" if refused else confidence(support, cfg.refusal_floor, hits, citations)
+        return Answer(question, checked, citations, hits, refused=refused, confidence=level, trace=trace)
+
+    return AnswerStream(generator.generate(standalone, hits, history), finish)
+
+
+def answer(pipeline, question: str, *args, **kwargs) -> Answer:
+    """``ask`` without streaming: the finished, checked Answer."""
+    return ask(pipeline, question, *args, **kwargs).answer
+
+
+def record_answer(config, result: Answer):
+    """Write a tracked run for an answer (``run`` and chat turns); the config snapshot masks keys."""
+    from rag.tracking import record_run
+
+    return record_run(config, result.question, {
+        "rewrite.json": result.trace.get("rewrite"),
+        "hits.json": result.trace.get("hits", []),
+        "prompt.json": result.trace.get("prompt"),
+        "answer.json": {"text": result.text, "refused": result.refused, "confidence": result.confidence,
+                        "support": result.trace.get("support")},
+        "citations.json": [{"label": c.label, "chunk_id": c.chunk_id} for c in result.citations],
+        "timings.json": result.trace.get("timings", {}),
+    })

@@ -1,0 +1,80 @@
+"""Generators write the answer from retrieved hits. Backends: ``extractive`` (offline), ``openai``.
+
+One abstract method, streaming: ``generate`` yields text pieces so the chat page can show the answer as it
+arrives. The grounding rules (context layout, system prompt) live here so every backend and the run trace
+see the same prompt.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+from rag import registry
+from rag.config import AnswerConfig
+from rag.models import Hit
+
+History = list[tuple[str, str]]  # (player's question, answer text), oldest first
+
+NOT_IN_NOTES = "The notes don't say"
+SYSTEM_PROMPT = (
+    "You answer questions about a tabletop role-playing campaign using ONLY the session notes given below. "
+    "Rules:\n"
+    "1. Use only facts stated in the notes. Do not use outside knowledge and do not guess.\n"
+    "2. After every sentence that states a fact, cite the passage it comes from with its label exactly as "
+    "written, e.g. [Session 5 · Part 3]. Cite only labels that appear in the notes below.\n"
+    f"3. If the notes do not contain the answer, reply exactly: \"{NOT_IN_NOTES}.\" and nothing else.\n"
+    "4. Be brief: a few sentences. If the question asks which session or when, name the session(s)."
+)
+REWRITE_PROMPT = (
+    "Rewrite the player's last question as one standalone question, using the conversation to resolve "
+    "pronouns and references (who 'she' is, what 'after that' refers to). Reply with the question only."
+)
+
+
+class Generator(ABC):
+    """Turns a question and its retrieved passages into an answer, streamed as text pieces."""
+
+    name: str = "generator"
+    support_note: str | None = None  # why the last ``support`` was low, in words a player reads
+
+    @abstractmethod
+    def generate(self, question: str, hits: list[Hit], history: History | None = None) -> Iterator[str]:
+        """Yield the answer in pieces. Every claim must carry a ``[Session N · Part M]`` citation."""
+
+    def support(self, question: str, hits: list[Hit]) -> float | None:
+        """How well ``hits`` can answer, 0..1, when a backend can tell before generating; else None.
+
+        The answerer refuses without generating when this is below ``answer.refusal_floor``."""
+        return None
+
+    def rewrite(self, question: str, history: History) -> str | None:
+        """A standalone version of a follow-up question, or None to use the offline rule."""
+        return None
+
+
+def build_context(hits: list[Hit]) -> str:
+    """Each passage under its citation label, separated by a rule so passages never run together."""
+    blocks = []
+    for hit in hits:
+        c = hit.chunk
+        where = " · ".join(x for x in (c.title, c.heading) if x)
+        blocks.append(f"{c.label}" + (f" ({where})" if where else "") + f"\n{c.text.strip()}")
+    return "\n\n---\n\n".join(blocks)
+
+
+def build_messages(question: str, hits: list[Hit], history: History | None = None) -> list[dict[str, str]]:
+    """The chat messages every LLM backend sends; also recorded in the answer's trace."""
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    for asked, answered in history or []:
+        messages.append({"role": "user", "content": asked})
+        messages.append({"role": "assistant", "content": answered})
+    messages.append(
+        {"role": "user", "content": f"Session notes:\n\n{build_context(hits)}\n\n---\n\nQuestion: {question}"}
+    )
+    return messages
+
+
+def get_generator(config: AnswerConfig, embedder=None) -> Generator:
+    """``embedder``: the pipeline's own, so the extractive backend scores sentences in the same space."""
+    return registry.create("generators", config.backend, config, embedder=embedder)

@@ -1,0 +1,152 @@
+"""The answerer: refusals that never reach a generator, citations checked against the context (flagged,
+never dropped), streaming that ends in the same checked Answer, follow-up rewrites, run records without
+secrets, answer evaluation, and the ``run`` command. Fake embedder + in-memory Qdrant unless noted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag import registry
+from rag.answer_eval import run_answer_eval
+from rag.answering import answer, ask, check_citations, offline_rewrite, record_answer
+from rag.cli import main
+from rag.config import load_config
+from rag.models import Chunk, Hit
+from rag.pipeline import Pipeline
+from tests.fakes import FakeEmbedder, FakeGenerator
+from tests.test_app import write_vault
+
+registry.register("generators", "fake", FakeGenerator)
+
+
+@pytest.fixture
+def pipeline(tmp_path):
+    config = load_config(overrides={"store.backend": "qdrant", "store.path": ":memory:", "answer.backend": "fake"})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(write_vault(tmp_path / "vault"), "demo")
+    yield p
+    p.close()
+
+
+def with_fake(**kw) -> FakeGenerator:
+    return FakeGenerator(**kw)
+
+
+def test_answer_cites_a_passage_from_the_context(pipeline):
+    result = answer(pipeline, "Which bear did Vex tame?", "demo")
+    assert not result.refused
+    assert result.citations and all(c.chunk_id for c in result.citations)
+    assert result.citations[0].chunk_id in {h.chunk.id for h in result.hits}
+    prompt = result.trace["prompt"][-1]["content"]
+    assert all(h.chunk.label in prompt for h in result.hits) and prompt.count("\n---\n") == len(result.hits)
+    assert result.trace["hits"] and "total" in result.trace["timings"]
+
+
+def test_nothing_above_the_threshold_refuses_without_generating(pipeline):
+    pipeline.config.retrieval.score_threshold = 0.99
+    gen = with_fake()
+    result = answer(pipeline, "Which bear did Vex tame?", "demo", generator=gen)
+    assert result.refused and result.text.startswith("The notes don't say")
+    assert gen.calls == [] and result.citations == [] and result.trace["prompt"] is None
+
+
+def test_low_support_refuses_without_generating(pipeline):
+    gen = with_fake(support=0.1)
+    result = answer(pipeline, "What colour is the cook's hat?", "demo", generator=gen)
+    assert result.refused and gen.calls == []
+    assert result.trace["refusal_rule"] == "support below the floor"
+
+
+def test_unresolvable_citation_is_flagged_not_dropped(pipeline):
+    gen = with_fake(reply="Grog smashes the patrol. [Session 9 · Part 4]")
+    result = answer(pipeline, "What did Grog smash?", "demo", generator=gen)
+    assert result.citations[-1].chunk_id is None and result.citations[-1].label == "Session 9 · Part 4"
+    assert "[Session 9 · Part 4]" in result.text and "Unchecked citation" in result.text
+    assert result.confidence == "low"
+
+
+def test_llm_refusal_is_a_refusal(pipeline):
+    result = answer(pipeline, "What is the cook's name?", "demo", generator=with_fake(reply="The notes don't say."))
+    assert result.refused and result.citations == []
+
+
+def test_stream_pieces_are_the_answer_text(pipeline):
+    stream = ask(pipeline, "Who tames a bear?", "demo", generator=with_fake(reply="A bear. [Session 9 · Part 1]"))
+    pieces = list(stream)
+    assert len(pieces) >= 2 and "".join(pieces) == stream.answer.text
+    assert stream.answer.trace["timings"]["first_token"] is not None
+
+
+def chunk(name: str) -> Hit:
+    return Hit(Chunk("demo", "C1 Session 2.md", 10, "text", name, session=2, campaign_no=1), 1.0, 1)
+
+
+def test_citation_labels_resolve_loosely_but_uniquely():
+    hits = [chunk("C1 Session 2 · Part 11"), chunk("C1 Session 2 · Part 1")]
+    text, cites = check_citations("A [Session 2 - Part 11]. B [C1 Session 2 · Part 1; Session 2 · Part 11]. [they]", hits)
+    assert [c.chunk_id for c in cites] == [hits[0].chunk.id, hits[1].chunk.id, hits[0].chunk.id]
+    assert "Unchecked" not in text
+
+
+def test_offline_rewrite_carries_names_and_session():
+    history = [("What did Foreman Herris give Vox Machina in session 2?", "A map. [Session 2 · Part 11]")]
+    question, carried = offline_rewrite("And what did he warn them about?", history)
+    assert carried == ["Foreman Herris", "Vox Machina", "session 2"]
+    assert question.startswith("And what did he warn them about?")
+    assert offline_rewrite("Who is Grog?", history) == ("Who is Grog?", [])  # standalone: untouched
+
+
+def test_follow_up_rewrite_is_in_the_trace(pipeline):
+    result = answer(pipeline, "And what did he offer?", "demo", history=[("Who is Nostoc?", "A dwarf.")])
+    assert result.trace["rewrite"] == {"standalone": "And what did he offer? (Nostoc)", "method": "offline",
+                                       "carried": ["Nostoc"]}
+    assert result.trace["variants"]["dense"].endswith("(Nostoc)")
+
+
+def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path):
+    pipeline.config.answer.api_key = "sk-super-secret"
+    result = answer(pipeline, "Which bear did Vex tame?", "demo")
+    folder = record_answer(pipeline.config, result)
+    files = {p.name: p.read_text() for p in folder.iterdir()}
+    assert {"answer.json", "citations.json", "prompt.json", "hits.json", "rewrite.json", "config.json"} <= set(files)
+    assert json.loads(files["citations.json"])[0]["chunk_id"]
+    assert not any("sk-super-secret" in text for text in files.values())
+
+
+def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    rows = [
+        {"id": "1", "question": "Which bear did Vex tame?", "sessions": [3], "evidence": ["tames a bear"],
+         "kind": "fact"},
+        {"id": "2", "question": "What is the cook's name?", "sessions": [], "evidence": [], "kind": "unanswerable"},
+    ]
+    questions.write_text("\n".join(json.dumps(r) for r in rows))
+    pipeline.config.answer.backend = "extractive"
+    result = run_answer_eval(pipeline, tmp_path / "vault", questions)
+    o = result["overall"]
+    assert set(o) == {"refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"}
+    assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0
+
+
+def test_run_command_prints_a_cited_answer_and_records_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    data = str(tmp_path / "data")
+    assert main(["index", "--notes", str(write_vault(tmp_path / "vault")), "--data", data]) == 0
+    assert main(["run", "Which bear did Vex tame?", "--data", data]) == 0
+    out = capsys.readouterr()
+    assert "tames a bear named Trinket" in out.out and "confidence:" in out.out
+    assert "run recorded in" in out.err
+    assert list((tmp_path / "data" / "runs").glob("*/answer.json"))
+
+
+def test_real_embedder_refuses_the_unanswerable_and_answers_the_rest(tmp_path, real_embedder):
+    config = load_config(overrides={"store.backend": "qdrant", "store.path": ":memory:"})
+    p = Pipeline(config, embedder=real_embedder)
+    p.index(write_vault(tmp_path / "vault"), "demo")
+    good = answer(p, "What is the name of the bear Vex tamed?", "demo")
+    bad = answer(p, "What did the elven queen sing at the carnival?", "demo")
+    p.close()
+    assert not good.refused and "Trinket" in good.text and good.citations[0].chunk_id
+    assert bad.refused, bad.trace["support"]

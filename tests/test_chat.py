@@ -1,0 +1,63 @@
+"""The chat page driven by AppTest (fake embedder, embedded store in a tmp folder, extractive answerer):
+a question gets a cited answer with its passage one click away; an unanswerable one is refused plainly;
+a follow-up is rewritten; "New conversation" clears the history."""
+
+from __future__ import annotations
+
+from tests.test_app import app_env, indexed, plotly, start, texts  # noqa: F401  (app_env: autouse fixture)
+
+CHAT = "pages/chat.py"
+
+
+def ask(at, question: str):
+    at.chat_input(key="chat_question").set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_chat_is_the_default_page_and_says_what_to_do(tmp_path):
+    indexed(tmp_path)
+    at = start()
+    assert "Ask the chronicle" in at.title[0].value
+    assert "Ask anything about the campaign" in texts(at.info)
+
+
+def test_question_gets_a_cited_answer_with_its_passage(tmp_path):
+    indexed(tmp_path)
+    at = ask(start(CHAT), "Which bear did Vex tame in the Underdark?")
+    said = texts(at.chat_message[1].markdown)
+    assert "tames a bear named Trinket" in said
+    assert "[Session 3 · Part" in said
+    assert "confidence" in said.lower()
+    assert not at.warning  # every citation resolved
+    passages = [p for p in at.get("popover")]
+    assert passages and "Session 3" in passages[0].proto.popover.label
+    assert "Trinket" in texts(at.markdown)
+    assert plotly(at, 0)["data"][0]["orientation"] == "h"
+
+
+def test_unanswerable_question_is_refused_plainly(tmp_path):
+    indexed(tmp_path)
+    at = ask(start(CHAT), "What colour is the cook's favourite hat?")
+    said = texts(at.chat_message[1].markdown)
+    assert "The notes don't say" in said
+    assert "[Session" not in said
+    assert not at.get("popover")
+
+
+def test_follow_up_then_new_conversation_clears(tmp_path):
+    indexed(tmp_path)
+    at = ask(start(CHAT), "What did Nostoc offer?")
+    at = ask(at, "And where did they meet him?")
+    assert len(at.chat_message) == 4
+    assert "Follow-up read as" in texts(at.markdown) and "Nostoc" in texts(at.markdown)
+    at.button(key="new_conversation").click().run()
+    assert not at.exception, at.exception
+    assert len(at.chat_message) == 0
+    assert "Ask anything about the campaign" in texts(at.info)
+
+
+def test_chat_without_notes_says_what_to_do_first():
+    at = start()  # the Chat page is the default
+    assert "Add your notes on the Ingest page" in texts(at.info)
+    assert not at.chat_input  # nothing to ask yet

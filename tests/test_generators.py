@@ -1,0 +1,201 @@
+"""Generators: the extractive answerer on hand-made hits, and the real ``openai`` client path against a tiny
+OpenAI-compatible server on 127.0.0.1 (stdlib http.server in a thread): streaming, retries and every
+error a player can hit (bad key, unknown model, context too long, server not running)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from rag.config import AnswerConfig
+from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
+from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
+from rag.generators.extractive import ExtractiveGenerator, split_sentences
+from rag.models import Chunk, Hit
+from tests.fakes import FakeEmbedder
+
+KEY = "sk-test-good"
+
+
+def hit(text: str, session: int, part: int, rank: int = 1, heading: str = "") -> Hit:
+    chunk = Chunk("demo", f"Session {session}.md", part - 1, text, f"Session {session} · Part {part}",
+                  heading=heading, session=session)
+    return Hit(chunk, 1.0 / rank, rank)
+
+
+HITS = [
+    hit("The Mines\nForeman Herris gives them a map of the mines. They thank him and leave.", 2, 11, 1, "The Mines"),
+    hit("Grog smashes a duergar patrol with his greataxe. The party rests afterwards.", 3, 4, 2),
+]
+
+
+# -- extractive ---------------------------------------------------------------------------------------
+
+
+def test_extractive_quotes_the_best_sentence_with_its_label():
+    gen = get_generator(AnswerConfig(), embedder=FakeEmbedder())
+    text = "".join(gen.generate("What did Foreman Herris give them?", HITS))
+    assert text.startswith("Foreman Herris gives them a map of the mines. [Session 2 · Part 11]")
+    assert "greataxe" not in text  # nothing that does not answer
+    assert gen.support("What did Foreman Herris give them?", HITS) > gen.support("Who sang at the carnival?", HITS)
+
+
+def test_extractive_names_the_session_for_which_session_questions():
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), FakeEmbedder())
+    text = "".join(gen.generate("In which session did Grog smash the duergar patrol?", HITS))
+    assert text.startswith("This was in Session 3.")
+    assert "[Session 3 · Part 4]" in text
+
+
+def test_sentences_skip_the_heading_line_and_questions():
+    h = hit("The Mines\n- Q: What is in the mines, then?\n- Herris warns them about the ankhegs below.", 2, 1,
+            heading="The Mines")
+    assert [s.text for s in split_sentences(h)] == ["Herris warns them about the ankhegs below."]
+
+
+def test_prompt_labels_every_passage_and_keeps_the_rules():
+    context = build_context(HITS)
+    assert "[Session 2 · Part 11]" in context and "[Session 3 · Part 4]" in context
+    assert "\n---\n" in context
+    messages = build_messages("Q?", HITS, [("Earlier?", "Earlier answer.")])
+    assert messages[0]["content"] == SYSTEM_PROMPT and "the notes don't say" in SYSTEM_PROMPT.lower()
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+
+
+# -- a fake OpenAI-compatible server ------------------------------------------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    failures_left = 0  # answer 503 this many times first (to exercise retries)
+    requests: list[dict] = []
+
+    def log_message(self, *args):
+        pass
+
+    def _json(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        Handler.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+        if Handler.failures_left > 0:
+            Handler.failures_left -= 1
+            return self._json(503, {"error": {"message": "busy", "type": "server_error"}})
+        if self.headers.get("Authorization") != f"Bearer {KEY}":
+            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                              "code": "invalid_api_key"}})
+        model = body.get("model")
+        if model == "tiny-context":
+            return self._json(400, {"error": {"message": "This model's maximum context length is 8 tokens",
+                                              "type": "invalid_request_error", "code": "context_length_exceeded"}})
+        if model != "known-model":
+            return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
+        pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+        if not body.get("stream"):
+            return self._json(200, {
+                "id": "x", "object": "chat.completion", "created": 0, "model": model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "What did Herris give Vox Machina?"}}],
+            })
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for piece in pieces:
+            event = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
+                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def llm(base_url: str, **kw) -> object:
+    options = {"backend": "openai", "model": "known-model", "api_key": KEY, "base_url": base_url,
+               "max_retries": 0, "timeout": 10, **kw}
+    return get_generator(AnswerConfig(**options))
+
+
+def test_openai_streams_token_by_token_with_the_grounded_prompt(server):
+    Handler.requests.clear()
+    pieces = list(llm(server).generate("What did Herris give them?", HITS))
+    assert pieces == ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+    sent = Handler.requests[-1]["body"]
+    assert sent["stream"] is True and sent["temperature"] == 0.1 and sent["model"] == "known-model"
+    assert sent["messages"][0]["content"] == SYSTEM_PROMPT
+    assert "[Session 2 · Part 11]" in sent["messages"][-1]["content"]
+
+
+def test_openai_retries_a_busy_server(server):
+    Handler.failures_left = 1
+    assert "".join(llm(server, max_retries=2).generate("Q?", HITS)).endswith("[Session 2 · Part 11]")
+    assert Handler.failures_left == 0
+
+
+def test_openai_rewrites_follow_ups(server):
+    assert llm(server).rewrite("and what did he give them?", [("Who is Herris?", "A foreman.")]) == (
+        "What did Herris give Vox Machina?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "words"),
+    [
+        ({"api_key": "sk-wrong"}, ConfigError, "rejected the API key"),
+        ({"model": "no-such-model"}, ModelUnavailableError, "'no-such-model' does not exist"),
+        ({"model": "tiny-context"}, ChroniclerError, "too long"),
+    ],
+)
+def test_openai_errors_are_one_clear_sentence(server, options, error, words):
+    with pytest.raises(error) as info:
+        list(llm(server, **options).generate("Q?", HITS))
+    assert words in info.value.one_line()
+    assert "Traceback" not in info.value.one_line() and "sk-wrong" not in info.value.one_line()
+
+
+def test_openai_unreachable_server():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ChroniclerError, match="Cannot reach the answer server"):
+        list(llm(f"http://127.0.0.1:{port}/v1").generate("Q?", HITS))
+
+
+def test_openai_needs_a_key_or_a_server(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="needs an API key"):
+        get_generator(AnswerConfig(backend="openai"))
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "missing"),
+    [
+        ("How much did Tiberius pay for Lockheed?", "Tiberius buys a sickly green dragonite, Lockheed.", "an amount"),
+        ("How much did the wine cost?", "He offers a barrel for 500 gold.", None),
+        ("What color is Fjord's horse Shelby?", "Fjord and Shelby ride on.", "a colour"),
+        ("What is the name of the fisherman Rinaldo's daughter?", "A fisherman named Rinaldo thanks them.", "a name"),
+        ("What did Nott name the horses?", "Nott names them Loo, John and Toilet.", None),
+        ("Who gave them a map?", "Herris gives them a map.", None),  # no detail asked: no rule
+    ],
+)
+def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
+    from rag.generators.extractive import missing_detail
+
+    assert missing_detail(question, sentence) == missing
