@@ -15,15 +15,23 @@ from rag.embedders import Embedder, get_embedder
 from rag.expansion import AliasTable
 from rag.indexing import IndexReport, sync_campaign
 from rag.models import Chunk, Filters
+from rag.rerankers import Reranker, get_reranker
 from rag.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
 
 
 class Pipeline:
-    def __init__(self, config: Config, embedder: Embedder | None = None, store: Store | None = None):
+    def __init__(
+        self,
+        config: Config,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        reranker: Reranker | None = None,
+    ):
         self.config = config
         self._embedder = embedder
         self._store = store
+        self._reranker = reranker
         self._owns_store = store is None
 
     @property
@@ -31,6 +39,15 @@ class Pipeline:
         if self._embedder is None:
             self._embedder = get_embedder(self.config.embedding)
         return self._embedder
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """None unless ``reranker.enabled``; created on first use, reusing the embedder if already loaded."""
+        if not self.config.reranker.enabled:
+            return None
+        if self._reranker is None:
+            self._reranker = get_reranker(self.config.reranker, self._embedder)
+        return self._reranker
 
     @property
     def store(self) -> Store:
@@ -78,7 +95,8 @@ class Pipeline:
         embedder = self.embedder if mode != "keyword" else self._embedder
         self.require_campaign(campaign)
         aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
-        return Retriever(self.config, embedder, self.store, campaign, aliases).retrieve(question, k, filters, mode)
+        retriever = Retriever(self.config, embedder, self.store, campaign, aliases, self.reranker)
+        return retriever.retrieve(question, k, filters, mode)
 
     def campaigns(self) -> dict[str, int]:
         """Indexed campaigns → chunk count (collection names without the prefix)."""

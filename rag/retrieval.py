@@ -15,6 +15,7 @@ from rag.embedders import Embedder
 from rag.errors import ChroniclerError
 from rag.expansion import AliasTable
 from rag.models import Chunk, Filters, Hit
+from rag.rerankers import Reranker
 from rag.stores import Store
 
 
@@ -49,12 +50,14 @@ class Retriever:
         store: Store,
         campaign: str | None = None,
         aliases: AliasTable | None = None,
+        reranker: Reranker | None = None,
     ):
         self.config = config
         self.embedder = embedder
         self.store = store
         self.collection = config.collection(campaign)
         self.aliases = aliases
+        self.reranker = reranker
 
     def search(self, question: str, k: int | None = None, filters: Filters | None = None) -> list[Hit]:
         return self.retrieve(question, k, filters).hits
@@ -96,12 +99,35 @@ class Retriever:
 
         variants = {stage: text for stage, text in variants.items() if stage in rankings}
         candidates = self._merge(rankings, mode, variants)
-        floor = cfg.score_threshold
+        if self.reranker is not None and candidates:
+            t0 = time.perf_counter()
+            candidates = self._rerank(question, candidates)
+            timings["rerank"] = time.perf_counter() - t0
+        floor = cfg.score_threshold  # applies to the final score (the rerank score for reranked hits)
         for hit in candidates:
             hit.kept = floor is None or hit.score >= floor
         kept = [h for h in candidates if h.kept][:k]
         timings["total"] = sum(timings.values())
         return Retrieval(question, kept, candidates, mode, filters, timings, variants)
+
+    def _rerank(self, question: str, candidates: list[Hit]) -> list[Hit]:
+        """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
+        n = self.config.reranker.candidates
+        head, tail = candidates[:n], candidates[n:]
+        scores = self.reranker.rerank(question, [h.chunk for h in head])
+        if len(scores) != len(head):
+            raise ChroniclerError(
+                f"The reranker returned {len(scores)} scores for {len(head)} passages.",
+                hint="This is a bug in the reranker backend.",
+            )
+        for hit, score in zip(head, scores, strict=True):
+            hit.score = hit.scores["rerank"] = float(score)
+        head = sorted(head, key=lambda h: -h.score)  # stable: ties keep the first-stage order
+        for rank, hit in enumerate(head + tail, start=1):
+            hit.rank = rank
+            if rank <= len(head):
+                hit.ranks["rerank"] = rank
+        return head + tail
 
     def _merge(
         self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str, variants: dict[str, str]
