@@ -16,7 +16,7 @@ import streamlit as st
 
 from rag.config import Config, load_config, slug
 from rag.embedders import Embedder, get_embedder
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
 from rag.stores import Store, get_store
@@ -30,7 +30,11 @@ RETRY_SECONDS = 10
 _generation = [0]  # bumped after every index/drop so cached chunk lists are rebuilt
 
 # Sidebar widget keys, read by the pages.
-CAMPAIGN, MODE, TOP_K, SESSION_CAP = "campaign", "mode", "top_k", "session_cap"
+CAMPAIGN, MODE, TOP_K, SESSION_CAP, RERANK = "campaign", "mode", "top_k", "session_cap", "rerank"
+RERANK_HELP = (
+    "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
+    "them. Set its model in Settings (reranker); without one, searches run as usual and say so."
+)
 ALL_SESSIONS = "all"
 PENDING_CAMPAIGN = "_pending_campaign"
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
@@ -157,6 +161,16 @@ class AppPipeline(Pipeline):
             self._embedder = embedder(self.config)
         return self._embedder
 
+    @property
+    def reranker(self):
+        """A missing reranking model is said plainly, with its fix, and the search goes on without it."""
+        try:
+            return super().reranker
+        except ModelUnavailableError as err:
+            st.warning(f"Reranking is off for this search: {err.one_line()}", icon=":material/info:")
+            self.config.reranker.enabled = False
+            return None
+
 
 def pipeline(config: Config) -> AppPipeline:
     return AppPipeline(config, None, store(config))
@@ -272,6 +286,7 @@ def search_settings(config: Config) -> tuple[Config, Filters]:
     cfg.retrieval.k = int(st.session_state.get(TOP_K) or config.retrieval.k)
     threshold = st.session_state.get(threshold_key(mode))
     cfg.retrieval.score_threshold = float(threshold) if threshold else None
+    cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
     cap = st.session_state.get(SESSION_CAP)
     cap = None if cap in (None, ALL_SESSIONS) else cap
     return cfg, Filters(session_max=float(cap)) if cap is not None else Filters()

@@ -68,6 +68,8 @@ with st.sidebar:
         key=state.TOP_K,
         help="How many of the best-matching passages are shown (and, later, given to the answerer).",
     )
+    st.session_state.setdefault(state.RERANK, config.reranker.enabled)
+    st.toggle("Rerank passages", key=state.RERANK, help=state.RERANK_HELP)
     top, step, default = state.threshold_range(mode, config)
     tkey = state.threshold_key(mode)
     st.session_state.setdefault(tkey, default)

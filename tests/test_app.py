@@ -385,3 +385,17 @@ def test_store_test_connection_lists_campaigns(tmp_path):
     at.button(key="s_test_store").click()
     at.run()
     assert "Campaigns found: demo" in texts(at.success)
+
+
+def test_rerank_toggle_without_a_model_says_so_and_still_searches(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RERANKER__MODEL", str(tmp_path / "no-such-model"))
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.toggle(key="rerank").set_value(True)
+    at.text_input(key="question").set_value("Grog greataxe duergar")
+    at.run()
+    assert not at.exception and not at.error
+    warning = texts(at.warning)
+    assert "Reranking is off" in warning and "reranker.model" in warning  # the fix is named
+    table = at.dataframe[0].value
+    assert len(table) and table["rerank"].isna().all()  # no pretend rerank scores
