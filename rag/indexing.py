@@ -91,7 +91,9 @@ def sync_campaign(
     report.recreated = store.ensure_collection(collection, embedder.dim)
     existing = store.stored_hashes(collection)
     wanted = {c.id: stored_hash(c, embedder) for c in chunks}
-    todo = [c for c in chunks if existing.get(c.id) != wanted[c.id]]
+    # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over
+    # everything it is given, so without this a batched pipeline pays ~15% more than one big encode().
+    todo = sorted((c for c in chunks if existing.get(c.id) != wanted[c.id]), key=lambda c: len(c.text))
     stale = [pid for pid in existing if pid not in wanted]
 
     if progress:
