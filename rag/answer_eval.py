@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answering import answer
-from rag.evaluation import corpora, load_questions, norm, supports
+from rag.evaluation import indexed_corpora, load_questions, norm, supports
 from rag.generators import get_generator
 
 
@@ -67,10 +67,7 @@ def run_answer_eval(
     questions = load_questions(questions_path)
     generator = get_generator(pipeline.config.answer, embedder=pipeline.embedder)
     rows, latencies = [], []
-    for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
-        report = pipeline.index(folder, campaign)
-        if report.embedded:
-            log(f"indexed {campaign}: {report.summary()}")
+    for campaign, qs in indexed_corpora(pipeline, notes_dir, questions, story_dirs, log):
         for q in qs:
             t0 = time.perf_counter()
             result = answer(pipeline, q.question, campaign, generator=generator)

@@ -140,6 +140,15 @@ def corpora(notes_dir: Path, questions: list[Question], story_dirs: bool) -> dic
     return out
 
 
+def indexed_corpora(pipeline: Pipeline, notes_dir, questions: list[Question], story_dirs: bool, log):
+    """Each corpus indexed (incrementally: unchanged chunks are not re-embedded) before its questions."""
+    for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
+        report = pipeline.index(folder, campaign)
+        if report.embedded:
+            log(f"indexed {campaign}: {report.summary()}")
+        yield campaign, qs
+
+
 def run_eval(
     pipeline: Pipeline,
     notes_dir: str | Path,
@@ -154,10 +163,7 @@ def run_eval(
     depth = max(max(ks), MRR_DEPTH)
     questions = load_questions(questions_path)
     rows, per_question, latencies = [], [], []
-    for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
-        report = pipeline.index(folder, campaign)
-        if report.embedded:
-            log(f"indexed {campaign}: {report.summary()}")
+    for campaign, qs in indexed_corpora(pipeline, notes_dir, questions, story_dirs, log):
         for q in qs:
             t0 = time.perf_counter()
             hits = pipeline.retrieve(q.question, campaign, k=depth).hits
