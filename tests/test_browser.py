@@ -237,6 +237,24 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     settle(page)
 
 
+def test_chat_answers_with_a_citation_that_opens_its_passage(page):
+    from playwright.sync_api import expect
+
+    nav(page, "Ask the chronicle")
+    box = page.get_by_role("textbox", name="Ask about your campaign…")
+    expect(box).to_be_visible()
+    box.fill("Who plays Grog, the goliath barbarian?")
+    box.press("Enter")
+    chip = page.get_by_role("button", name=re.compile(r"C1 Session \d+ · Part \d+")).first
+    expect(chip).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("Travis Willingham").first).to_be_visible()
+    chip.click()
+    expect(page.get_by_text(re.compile(r"lines \d+–\d+"))).to_be_visible()  # the exact passage, with its place
+    settle(page)
+    shot(page, "chat")
+    page.keyboard.press("Escape")
+
+
 def test_pages_render_for_screenshots(page, browser, server):
     from playwright.sync_api import expect
 
@@ -258,7 +276,7 @@ def test_pages_render_for_screenshots(page, browser, server):
     expect(pg.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
     settle(pg)
     shot(pg, "search-phone")
-    pg.goto(server["url"])
+    pg.goto(server["url"] + "/home")
     expect(pg.get_by_text("Most mentioned")).to_be_visible()
     settle(pg)
     shot(pg, "home-phone")
