@@ -4,7 +4,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 PORT ?= 8501
 
-.PHONY: app test setup setup-dev lint eval bench
+.PHONY: app test setup setup-dev lint eval bench screenshots
 
 setup:
 	bash scripts/setup.sh app
@@ -17,6 +17,9 @@ app: setup  ## set up, then start the dashboard on the demo campaign
 
 test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real browser)
 	.venv/bin/python -m pytest -q
+
+screenshots: setup-dev  ## refresh the README's screenshots from the browser tests
+	CHRONICLER_SCREENSHOTS=$(CURDIR)/docs/screenshots .venv/bin/python -m pytest -q tests/test_browser.py
 
 lint: setup-dev
 	.venv/bin/ruff check .

@@ -2,7 +2,7 @@
 
 Uses the REAL packaged embedding model (not the fake) to prove the path a player takes: upload a zipped
 vault, read it, search it, move a slider and watch the chart follow. Screenshots of every page go to
-docs/screenshots/ (1280 px wide, plus phone width). The tests share one server and run in file order.
+tests/artifacts/screenshots/ (1280 px wide, plus phone width; `make screenshots` refreshes docs/screenshots/). The tests share one server and run in file order.
 Without Chromium they skip, except under CI (``CI`` set), where a missing browser is a failure.
 """
 
@@ -26,7 +26,9 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
 DEMO = ROOT / "data" / "demo" / "notes"
-SHOTS = ROOT / "docs" / "screenshots"
+# Screenshots go to tests/artifacts/ (git-ignored) so a test run never dirties the tree;
+# `make screenshots` points this at docs/screenshots/ to refresh the ones the README shows.
+SHOTS = Path(os.environ.get("CHRONICLER_SCREENSHOTS") or ROOT / "tests" / "artifacts" / "screenshots")
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",
