@@ -63,7 +63,7 @@ class Pipeline:
     ) -> IndexReport:
         notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
         report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
-        self.aliases(campaign, rebuild=True)
+        self.aliases(campaign, rebuild=bool(report.embedded or report.deleted))  # unchanged: reuse the saved table
         return report
 
     def aliases(self, campaign: str | None = None, rebuild: bool = False) -> AliasTable:
