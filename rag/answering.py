@@ -166,7 +166,7 @@ def ask(
     mode = mode or pipeline.config.retrieval.mode
     history = list(history or [])[-cfg.history_turns :] if cfg.history_turns else []
     if generator is None:
-        generator = get_generator(cfg, embedder=pipeline.embedder if mode != "keyword" else pipeline._embedder)
+        generator = get_generator(cfg, embedder=pipeline.embedder_for(mode))
     standalone, carried, method = question, [], "none"
     if history:
         llm = generator.rewrite(question, history)

@@ -55,6 +55,10 @@ class Pipeline:
             self._store = get_store(self.config)
         return self._store
 
+    def embedder_for(self, mode: str) -> Embedder | None:
+        """Keyword-only work never waits ~10 s for the model; it uses it only if it is already loaded."""
+        return self._embedder if mode == "keyword" else self.embedder
+
     def index(
         self,
         notes_dir: str | Path | None = None,
@@ -92,7 +96,7 @@ class Pipeline:
         mode: str | None = None,
     ) -> Retrieval:
         mode = mode or self.config.retrieval.mode
-        embedder = self.embedder if mode != "keyword" else self._embedder
+        embedder = self.embedder_for(mode)
         self.require_campaign(campaign)
         aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, self.reranker)

@@ -20,10 +20,6 @@ def register(kind: str, name: str, factory: Callable[..., Any]) -> None:
     _REGISTERED[(kind, name)] = factory
 
 
-def unregister(kind: str, name: str) -> None:
-    _REGISTERED.pop((kind, name), None)
-
-
 def create(kind: str, name: str, *args: Any, **kwargs: Any) -> Any:
     factory = _REGISTERED.get((kind, name))
     if factory is None:

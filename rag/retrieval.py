@@ -59,9 +59,6 @@ class Retriever:
         self.aliases = aliases
         self.reranker = reranker
 
-    def search(self, question: str, k: int | None = None, filters: Filters | None = None) -> list[Hit]:
-        return self.retrieve(question, k, filters).hits
-
     def retrieve(
         self, question: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None
     ) -> Retrieval:

@@ -136,14 +136,20 @@ def score_distribution_figure(
             annotation_text=f"threshold {threshold:g}",
             annotation_position="top left",
         )
+    return _stacked_counts(fig, "Scores of all candidates", "final score")
+
+
+def _stacked_counts(fig: go.Figure, title: str, xaxis_title: str, **layout) -> go.Figure:
+    """The shared look of the two "how many passages" charts: stacked shown / other, legend below."""
     fig.update_layout(
         barmode="stack",
         height=340,
         margin=dict(l=10, r=10, t=50, b=10),
-        title="Scores of all candidates",
-        xaxis_title="final score",
+        title=title,
+        xaxis_title=xaxis_title,
         yaxis_title="passages",
         legend=dict(orientation="h", y=-0.3),
+        **layout,
     )
     return fig
 
@@ -180,17 +186,7 @@ def hits_per_session_figure(candidates: Sequence[Hit], shown: Sequence[Hit]) -> 
             ),
         ]
     )
-    fig.update_layout(
-        barmode="stack",
-        height=340,
-        margin=dict(l=10, r=10, t=50, b=10),
-        title="Passages per session",
-        xaxis_title="session",
-        xaxis_type="category",
-        yaxis_title="passages",
-        legend=dict(orientation="h", y=-0.3),
-    )
-    return fig
+    return _stacked_counts(fig, "Passages per session", "session", xaxis_type="category")
 
 
 def report_frame(report: IndexReport) -> pd.DataFrame:
