@@ -31,6 +31,12 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 
 # Sidebar widget keys, read by the pages.
 CAMPAIGN, MODE, TOP_K, SESSION_CAP, RERANK = "campaign", "mode", "top_k", "session_cap", "rerank"
+EXPAND, PHRASINGS = "expand", "phrasings"
+EXPAND_HELP = (
+    "Query expansion: a language model writes other ways to ask your question (other words, the names "
+    "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
+    "set one up in Settings → Answers."
+)
 RERANK_HELP = (
     "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
     "them. Set its model in Settings (reranker); without one, searches run as usual and say so."
@@ -162,6 +168,16 @@ class AppPipeline(Pipeline):
         return self._embedder
 
     @property
+    def expander(self):
+        """Without a language model, expansion is said to be off (with the fix) and the search goes on."""
+        try:
+            return super().expander
+        except ModelUnavailableError as err:
+            st.warning(f"Question expansion is off for this search: {err.one_line()}", icon=":material/info:")
+            self.config.retrieval.query_expansion = False
+            return None
+
+    @property
     def reranker(self):
         """A missing reranking model is said plainly, with its fix, and the search goes on without it."""
         try:
@@ -287,6 +303,8 @@ def search_settings(config: Config) -> tuple[Config, Filters]:
     threshold = st.session_state.get(threshold_key(mode))
     cfg.retrieval.score_threshold = float(threshold) if threshold else None
     cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
+    cfg.retrieval.query_expansion = bool(st.session_state.get(EXPAND, config.retrieval.query_expansion))
+    cfg.retrieval.expansion_variants = int(st.session_state.get(PHRASINGS) or config.retrieval.expansion_variants)
     cap = st.session_state.get(SESSION_CAP)
     cap = None if cap in (None, ALL_SESSIONS) else cap
     return cfg, Filters(session_max=float(cap)) if cap is not None else Filters()

@@ -11,6 +11,7 @@ import streamlit as st
 
 import app_state as state
 from rag.errors import ChroniclerError
+from rag.llm import llm_configured
 from rag.models import format_session
 from rag.ui_data import sessions_of
 
@@ -70,6 +71,15 @@ with st.sidebar:
     )
     st.session_state.setdefault(state.RERANK, config.reranker.enabled)
     st.toggle("Rerank passages", key=state.RERANK, help=state.RERANK_HELP)
+    st.session_state.setdefault(state.EXPAND, config.retrieval.query_expansion)
+    st.session_state.setdefault(state.PHRASINGS, config.retrieval.expansion_variants)
+    expand = st.toggle("Expand the question", key=state.EXPAND, help=state.EXPAND_HELP)
+    if expand:
+        st.slider("Other phrasings to search", 1, 8, key=state.PHRASINGS,
+                  help="More phrasings find more, but each one costs a language-model call and a search.")
+        if not llm_configured(config.answer):
+            st.caption(":material/info: Needs a language model: choose one in Settings → Answers. "
+                       "Until then searches use your question as typed.")
     top, step, default = state.threshold_range(mode, config)
     tkey = state.threshold_key(mode)
     st.session_state.setdefault(tkey, default)

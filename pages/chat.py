@@ -81,6 +81,8 @@ def show_why(result: Answer, key: str) -> None:
             st.markdown(f"Follow-up read as: **{_md(rewrite['standalone'])}** ({how})")
         for stage, text in (trace.get("variants") or {}).items():
             st.markdown(f"- {stage} search: {_md(text)}")
+        for text in (trace.get("queries") or [])[1:]:
+            st.markdown(f"- also searched (question expansion): {_md(text)}")
         filters = trace.get("filters") or {}
         st.caption("Filters: " + (", ".join(f"{k} {v}" for k, v in filters.items()) if filters else "none"))
         if trace.get("support") is not None:

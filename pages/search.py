@@ -15,6 +15,7 @@ from rag.ui_data import (
     STAGES,
     hits_frame,
     hits_per_session_figure,
+    rank_movement_figure,
     score_distribution_figure,
     stage_scores_figure,
     stages_run,
@@ -74,6 +75,13 @@ if filters.session_max is not None:
     summary.append(f"as of session {format_session(filters.session_max)}")
 summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")
 st.caption(" · ".join(summary))
+if result.queries[1:]:
+    st.caption(
+        "Also searched these phrasings, written by the language model: "
+        + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
+        help="Question expansion (sidebar). Each passage keeps its best match; 'found by' in the table "
+        "below says which phrasing found it.",
+    )
 expanded = getattr(result, "variants", {}).get("keyword", result.question)
 if result.mode != "dense" and expanded != result.question:
     st.caption(
@@ -114,6 +122,9 @@ left.plotly_chart(
 right.plotly_chart(
     hits_per_session_figure(candidates, hits), width="stretch", config=PLOT, key="chart_sessions"
 )
+movement = rank_movement_figure(candidates, hits)
+if movement is not None:
+    st.plotly_chart(movement, width="stretch", config=PLOT, key="chart_movement")
 
 st.markdown("**Every candidate**")
 st.caption(
@@ -137,6 +148,9 @@ columns["status"] = st.column_config.TextColumn(
     help="shown: in the passages above. below threshold: dropped by the minimum score. "
     "not in top-k: passed, but only the top-k are shown.",
 )
+columns["found by"] = st.column_config.TextColumn(
+    "found by", help="The phrasing of the question whose search found this passage best."
+)
 columns["text"] = st.column_config.TextColumn("text", width="large")
 st.dataframe(
     frame,
@@ -144,7 +158,7 @@ st.dataframe(
     width="stretch",
     column_config=columns,
     key="candidates_table",
-    column_order=["rank", "status", "session", "name", *STAGES, "score", "heading", "source", "text"],
+    column_order=["rank", "status", "session", "name", *STAGES, "score", "found by", "heading", "source", "text"],
 )
 if set(STAGES) - set(ran):
     st.caption(

@@ -184,6 +184,7 @@ def ask(
         "rewrite": {"standalone": standalone, "method": method, "carried": carried},
         "mode": retrieval.mode,
         "variants": dict(retrieval.variants),
+        "queries": list(retrieval.queries),
         "filters": {k_: v for k_, v in vars(retrieval.filters).items() if v not in (None, ())},
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,

@@ -33,6 +33,9 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session-min", type=float)
     p.add_argument("--source", action="append", default=[], help="only this file (repeatable)")
     p.add_argument("--entity", action="append", default=[], help="only chunks that mention this (repeatable)")
+    p.add_argument("--expand", type=int, metavar="N",
+                   help="LLM query expansion: also search N other phrasings (needs answer.backend: openai)")
+    p.add_argument("--rerank", action="store_true", help="re-order the best passages with reranker.backend")
     p.add_argument("--track", action="store_true", help="record the run under runs/")
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
 
@@ -101,6 +104,11 @@ def config_from_args(args: argparse.Namespace) -> Config:
         overrides["data_dir"] = str(Path(args.data).resolve())
     if getattr(args, "notes", None):
         overrides["notes_dir"] = str(Path(args.notes).resolve())
+    if getattr(args, "expand", None):
+        overrides["retrieval.query_expansion"] = True
+        overrides["retrieval.expansion_variants"] = args.expand
+    if getattr(args, "rerank", False):
+        overrides["reranker.enabled"] = True
     return load_config(args.config, overrides)
 
 

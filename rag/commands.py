@@ -104,11 +104,12 @@ def cmd_search(config: Config, args: argparse.Namespace) -> int:
         })
         print(f"run recorded in {folder}", file=sys.stderr)
     if args.json:
-        print_json({"question": result.question, "mode": result.mode, "hits": [h.as_dict() for h in result.hits]})
-    elif not result.hits:
-        print("No passages matched.")
-    else:
-        print(_hits_table(result.hits))
+        print_json({"question": result.question, "mode": result.mode, "queries": result.queries,
+                    "hits": [h.as_dict() for h in result.hits]})
+        return 0
+    for extra in result.queries[1:]:
+        print(f"also searched: {extra}")
+    print(_hits_table(result.hits) if result.hits else "No passages matched.")
     return 0
 
 

@@ -72,13 +72,16 @@ class RetrievalConfig(Section):
     keyword_weight: float = Field(2.0, ge=0)
     score_threshold: float | None = None
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
+    query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
+    expander: str = "llm"  # the query expansion backend
+    expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
 
 
 class RerankConfig(Section):
     """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
 
     enabled: bool = False
-    backend: str = "cross-encoder"  # cross-encoder | late-interaction (offline, the packaged MiniLM)
+    backend: str = "cross-encoder"  # cross-encoder | late-interaction (offline, packaged MiniLM) | llm
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rag.config import Config
 from rag.embedders import Embedder, get_embedder
+from rag.expanders import QueryExpander, get_expander
 from rag.expansion import AliasTable
 from rag.indexing import IndexReport, sync_campaign
 from rag.models import Chunk, Filters
@@ -32,6 +33,7 @@ class Pipeline:
         self._embedder = embedder
         self._store = store
         self._reranker = reranker
+        self._expander: QueryExpander | None = None
         self._owns_store = store is None
 
     @property
@@ -46,8 +48,17 @@ class Pipeline:
         if not self.config.reranker.enabled:
             return None
         if self._reranker is None:
-            self._reranker = get_reranker(self.config.reranker, self._embedder)
+            self._reranker = get_reranker(self.config.reranker, self._embedder, self.config.answer)
         return self._reranker
+
+    @property
+    def expander(self) -> QueryExpander | None:
+        """None unless ``retrieval.query_expansion``; without a configured LLM this raises with the fix."""
+        if not self.config.retrieval.query_expansion:
+            return None
+        if self._expander is None:
+            self._expander = get_expander(self.config)
+        return self._expander
 
     @property
     def store(self) -> Store:
@@ -99,7 +110,7 @@ class Pipeline:
         embedder = self.embedder_for(mode)
         self.require_campaign(campaign)
         aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
-        retriever = Retriever(self.config, embedder, self.store, campaign, aliases, self.reranker)
+        retriever = Retriever(self.config, embedder, self.store, campaign, aliases, self.reranker, self.expander)
         return retriever.retrieve(question, k, filters, mode)
 
     def campaigns(self) -> dict[str, int]:

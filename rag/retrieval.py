@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError
+from rag.expanders import QueryExpander
 from rag.expansion import AliasTable
 from rag.models import Chunk, Filters, Hit
 from rag.rerankers import Reranker
@@ -29,7 +30,8 @@ class Retrieval:
     mode: str
     filters: Filters
     timings: dict[str, float] = field(default_factory=dict)
-    variants: dict[str, str] = field(default_factory=dict)  # stage → the query text it searched
+    variants: dict[str, str] = field(default_factory=dict)  # stage → the text it searched for the question
+    queries: list[str] = field(default_factory=list)  # the question, then the expander's phrasings
 
 
 def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -42,6 +44,20 @@ def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> 
     return fused
 
 
+def best_per_chunk(found: list[list[Hit]]) -> list[Hit]:
+    """Merge the hits of several query phrasings: each passage keeps its best first-stage score (and the
+    phrasing that earned it); ties go to the earlier phrasing, so the question itself wins a tie."""
+    best: dict[str, Hit] = {}
+    for hits in found:
+        for hit in hits:
+            if hit.chunk.id not in best or hit.score > best[hit.chunk.id].score:
+                best[hit.chunk.id] = hit
+    merged = sorted(best.values(), key=lambda h: -h.score)
+    for rank, hit in enumerate(merged, start=1):
+        hit.rank = hit.ranks["first_stage"] = rank
+    return merged
+
+
 class Retriever:
     def __init__(
         self,
@@ -51,6 +67,7 @@ class Retriever:
         campaign: str | None = None,
         aliases: AliasTable | None = None,
         reranker: Reranker | None = None,
+        expander: QueryExpander | None = None,
     ):
         self.config = config
         self.embedder = embedder
@@ -58,6 +75,7 @@ class Retriever:
         self.collection = config.collection(campaign)
         self.aliases = aliases
         self.reranker = reranker
+        self.expander = expander
 
     def retrieve(
         self, question: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None
@@ -67,35 +85,32 @@ class Retriever:
             raise ChroniclerError("Type a question first.")
         cfg = self.config.retrieval
         mode = mode or cfg.mode
+        if mode not in ("dense", "keyword", "hybrid"):
+            raise ChroniclerError(f"Unknown retrieval mode '{mode}'.", hint="Use dense, keyword or hybrid.")
+        if mode != "keyword" and self.embedder is None:
+            raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
         k = k or cfg.k
         filters = filters or Filters()
-        limit = max(cfg.candidates, k)
         timings: dict[str, float] = {}
-        rankings: dict[str, list[tuple[Chunk, float]]] = {}
-        variants = {"dense": question, "keyword": question}
-        if cfg.alias_expansion and self.aliases:
-            other_names = self.aliases.expand(question)
-            if other_names:
-                variants["keyword"] = f"{question} {' '.join(other_names)}"
-
-        if mode in ("dense", "hybrid"):
-            if self.embedder is None:
-                raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
+        queries = [question]
+        if self.expander is not None:
             t0 = time.perf_counter()
-            vector = self.embedder.embed_query(question)
+            queries += self.expander.expand(question, cfg.expansion_variants)
+            timings["expand"] = time.perf_counter() - t0
+        vectors: list = [None] * len(queries)
+        if mode != "keyword":
+            t0 = time.perf_counter()
+            vectors = list(self.embedder.embed_batch(queries))
             timings["embed"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            rankings["dense"] = self.store.dense_search(self.collection, vector, limit, filters)
-            timings["dense"] = time.perf_counter() - t0
-        if mode in ("keyword", "hybrid"):
-            t0 = time.perf_counter()
-            rankings["keyword"] = self.store.keyword_search(self.collection, variants["keyword"], limit, filters)
-            timings["keyword"] = time.perf_counter() - t0
-        if not rankings:
-            raise ChroniclerError(f"Unknown retrieval mode '{mode}'.", hint="Use dense, keyword or hybrid.")
 
-        variants = {stage: text for stage, text in variants.items() if stage in rankings}
-        candidates = self._merge(rankings, mode, variants)
+        variants: dict[str, str] = {}
+        found = []
+        for query, vector in zip(queries, vectors, strict=True):
+            stage_queries = self._stage_queries(query, mode)
+            rankings = self._first_stage(stage_queries, vector, max(cfg.candidates, k), filters, timings)
+            found.append(self._merge(rankings, mode, stage_queries))
+            variants = variants or stage_queries  # the original question's, for the trace
+        candidates = found[0] if len(found) == 1 else best_per_chunk(found)
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
             candidates = self._rerank(question, candidates)
@@ -105,7 +120,29 @@ class Retriever:
             hit.kept = floor is None or hit.score >= floor
         kept = [h for h in candidates if h.kept][:k]
         timings["total"] = sum(timings.values())
-        return Retrieval(question, kept, candidates, mode, filters, timings, variants)
+        return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries)
+
+    def _stage_queries(self, query: str, mode: str) -> dict[str, str]:
+        """stage → the text it searches: keyword search also gets the aliases of names in the query."""
+        stages = {"dense": query, "keyword": query}
+        if self.config.retrieval.alias_expansion and self.aliases:
+            other_names = self.aliases.expand(query)
+            if other_names:
+                stages["keyword"] = f"{query} {' '.join(other_names)}"
+        return {s: t for s, t in stages.items() if mode in (s, "hybrid")}
+
+    def _first_stage(
+        self, stage_queries: dict[str, str], vector, limit: int, filters: Filters, timings: dict[str, float]
+    ) -> dict[str, list[tuple[Chunk, float]]]:
+        rankings: dict[str, list[tuple[Chunk, float]]] = {}
+        for stage, text in stage_queries.items():
+            t0 = time.perf_counter()
+            if stage == "dense":
+                rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
+            else:
+                rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters)
+            timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
+        return rankings
 
     def _rerank(self, question: str, candidates: list[Hit]) -> list[Hit]:
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""

@@ -66,9 +66,9 @@ def hits_frame(candidates: Sequence[Hit], shown: Sequence[Hit] | None = None) ->
             "source": c.source,
         }
         row.update({stage: h.scores.get(stage) for stage in STAGES})
-        row.update({"score": h.score, "status": hit_status(h, shown_ids), "text": c.text})
+        row.update({"score": h.score, "status": hit_status(h, shown_ids), "found by": h.variant, "text": c.text})
         rows.append(row)
-    columns = ["rank", "session", "name", "heading", "source", *STAGES, "score", "status", "text"]
+    columns = ["rank", "session", "name", "heading", "source", *STAGES, "score", "status", "found by", "text"]
     frame = pd.DataFrame(rows, columns=columns)
     for stage in (*STAGES, "score"):
         frame[stage] = pd.array(frame[stage].tolist(), dtype="Float64")
@@ -137,6 +137,34 @@ def score_distribution_figure(
             annotation_position="top left",
         )
     return _stacked_counts(fig, "Scores of all candidates", "final score")
+
+
+def rank_movement_figure(candidates: Sequence[Hit], shown: Sequence[Hit] | None = None) -> go.Figure | None:
+    """One line per reranked passage from its first-stage rank to its reranked rank (None: no rerank ran).
+
+    Rank 1 is drawn at the top, so a line going up is a passage the reranker promoted."""
+    moved = [h for h in candidates if "rerank" in h.ranks and "first_stage" in h.ranks]
+    if not moved:
+        return None
+    shown_ids = {h.chunk.id for h in (candidates if shown is None else shown)}
+    fig = go.Figure()
+    for h in sorted(moved, key=lambda h: h.ranks["rerank"]):
+        is_shown = h.chunk.id in shown_ids
+        fig.add_trace(
+            go.Scatter(
+                x=["first stage", "reranked"],
+                y=[h.ranks["first_stage"], h.ranks["rerank"]],
+                mode="lines+markers",
+                name=_label(h),
+                line=dict(color=COLORS[SHOWN] if is_shown else COLORS["other"], width=3 if is_shown else 1.5),
+                hovertemplate=f"{h.chunk.name}: %{{y}}<extra></extra>",
+                showlegend=False,
+            )
+        )
+    fig.update_yaxes(autorange="reversed", title="rank", dtick=1 if len(moved) <= 20 else None)
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=50, b=10),
+                      title="How reranking moved the passages (dark: shown)")
+    return fig
 
 
 def _stacked_counts(fig: go.Figure, title: str, xaxis_title: str, **layout) -> go.Figure:

@@ -15,6 +15,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 from rag import registry  # noqa: E402
 from tests.fakes import FakeEmbedder  # noqa: E402
+from tests.llm_server import llm_server_fixture  # noqa: E402, F401 - the ``llm_server`` fixture
 
 registry.register("embedders", "fake", FakeEmbedder)
 SHARED = ROOT.parent / "shared" / "data"

@@ -399,3 +399,44 @@ def test_rerank_toggle_without_a_model_says_so_and_still_searches(tmp_path, monk
     assert "Reranking is off" in warning and "reranker.model" in warning  # the fix is named
     table = at.dataframe[0].value
     assert len(table) and table["rerank"].isna().all()  # no pretend rerank scores
+
+
+def test_expand_toggle_without_an_llm_says_so_and_still_searches(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.toggle(key="expand").set_value(True)
+    at.run()
+    assert "Needs a language model" in texts(at.sidebar.caption)
+    at.text_input(key="question").set_value("Grog greataxe duergar")
+    at.run()
+    assert not at.exception and not at.error
+    assert "Question expansion is off" in texts(at.warning) and "Settings" in texts(at.warning)
+    assert len(at.dataframe[0].value)  # searched the question as typed
+
+
+def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path, monkeypatch, llm_server):
+    from tests.llm_server import KEY, Handler
+
+    for key, value in {"ANSWER__BACKEND": "openai", "ANSWER__BASE_URL": llm_server, "ANSWER__API_KEY": KEY,
+                       "ANSWER__MODEL": "known-model", "ANSWER__MAX_RETRIES": "0",
+                       "RERANKER__BACKEND": "llm"}.items():
+        monkeypatch.setenv(f"CHRONICLER_{key}", value)
+    monkeypatch.setattr(Handler, "reply", staticmethod(
+        lambda body: "tames a bear" if "search queries" in body["messages"][0]["content"]
+        else "\n".join(f"P{i}: {10 - i}" for i in range(1, 9))
+    ))
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.toggle(key="expand").set_value(True)
+    at.run()
+    at.slider(key="phrasings").set_value(1)
+    at.toggle(key="rerank").set_value(True)
+    at.radio(key="mode").set_value("keyword")
+    at.text_input(key="question").set_value("Who has a pet?")
+    at.run()
+    assert not at.exception and not at.error and not at.warning
+    assert "tames a bear" in texts(at.caption)
+    table = at.dataframe[0].value
+    assert "tames a bear" in set(table["found by"]) and table["rerank"].notna().any()
+    movement = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert any("reranking moved" in (c["layout"].get("title", {}).get("text") or "") for c in movement)

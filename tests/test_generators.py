@@ -4,10 +4,7 @@ error a player can hit (bad key, unknown model, context too long, server not run
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -17,8 +14,7 @@ from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_gen
 from rag.generators.extractive import ExtractiveGenerator, split_sentences
 from rag.models import Chunk, Hit
 from tests.fakes import FakeEmbedder
-
-KEY = "sk-test-good"
+from tests.llm_server import KEY, Handler
 
 
 def hit(text: str, session: int, part: int, rank: int = 1, heading: str = "") -> Hit:
@@ -66,76 +62,15 @@ def test_prompt_labels_every_passage_and_keeps_the_rules():
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
 
 
-# -- a fake OpenAI-compatible server ------------------------------------------------------------------
-
-
-class Handler(BaseHTTPRequestHandler):
-    failures_left = 0  # answer 503 this many times first (to exercise retries)
-    requests: list[dict] = []
-
-    def log_message(self, *args):
-        pass
-
-    def _json(self, status: int, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        Handler.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        if Handler.failures_left > 0:
-            Handler.failures_left -= 1
-            return self._json(503, {"error": {"message": "busy", "type": "server_error"}})
-        if self.headers.get("Authorization") != f"Bearer {KEY}":
-            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                              "code": "invalid_api_key"}})
-        model = body.get("model")
-        if model == "tiny-context":
-            return self._json(400, {"error": {"message": "This model's maximum context length is 8 tokens",
-                                              "type": "invalid_request_error", "code": "context_length_exceeded"}})
-        if model != "known-model":
-            return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
-        pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
-        if not body.get("stream"):
-            return self._json(200, {
-                "id": "x", "object": "chat.completion", "created": 0, "model": model,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": "What did Herris give Vox Machina?"}}],
-            })
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        for piece in pieces:
-            event = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
-                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-            self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
-
-
-@pytest.fixture(scope="module")
-def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
-
-
 def llm(base_url: str, **kw) -> object:
     options = {"backend": "openai", "model": "known-model", "api_key": KEY, "base_url": base_url,
                "max_retries": 0, "timeout": 10, **kw}
     return get_generator(AnswerConfig(**options))
 
 
-def test_openai_streams_token_by_token_with_the_grounded_prompt(server):
+def test_openai_streams_token_by_token_with_the_grounded_prompt(llm_server):
     Handler.requests.clear()
-    pieces = list(llm(server).generate("What did Herris give them?", HITS))
+    pieces = list(llm(llm_server).generate("What did Herris give them?", HITS))
     assert pieces == ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
     sent = Handler.requests[-1]["body"]
     assert sent["stream"] is True and sent["temperature"] == 0.1 and sent["model"] == "known-model"
@@ -143,14 +78,14 @@ def test_openai_streams_token_by_token_with_the_grounded_prompt(server):
     assert "[Session 2 · Part 11]" in sent["messages"][-1]["content"]
 
 
-def test_openai_retries_a_busy_server(server):
+def test_openai_retries_a_busy_server(llm_server):
     Handler.failures_left = 1
-    assert "".join(llm(server, max_retries=2).generate("Q?", HITS)).endswith("[Session 2 · Part 11]")
+    assert "".join(llm(llm_server, max_retries=2).generate("Q?", HITS)).endswith("[Session 2 · Part 11]")
     assert Handler.failures_left == 0
 
 
-def test_openai_rewrites_follow_ups(server):
-    assert llm(server).rewrite("and what did he give them?", [("Who is Herris?", "A foreman.")]) == (
+def test_openai_rewrites_follow_ups(llm_server):
+    assert llm(llm_server).rewrite("and what did he give them?", [("Who is Herris?", "A foreman.")]) == (
         "What did Herris give Vox Machina?"
     )
 
@@ -163,9 +98,9 @@ def test_openai_rewrites_follow_ups(server):
         ({"model": "tiny-context"}, ChroniclerError, "too long"),
     ],
 )
-def test_openai_errors_are_one_clear_sentence(server, options, error, words):
+def test_openai_errors_are_one_clear_sentence(llm_server, options, error, words):
     with pytest.raises(error) as info:
-        list(llm(server, **options).generate("Q?", HITS))
+        list(llm(llm_server, **options).generate("Q?", HITS))
     assert words in info.value.one_line()
     assert "Traceback" not in info.value.one_line() and "sk-wrong" not in info.value.one_line()
 
@@ -174,7 +109,7 @@ def test_openai_unreachable_server():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(ChroniclerError, match="Cannot reach the answer server"):
+    with pytest.raises(ChroniclerError, match="Cannot reach the LLM server"):
         list(llm(f"http://127.0.0.1:{port}/v1").generate("Q?", HITS))
 
 

@@ -26,7 +26,7 @@ class ReverseReranker(Reranker):
 
     name = "reverse"
 
-    def __init__(self, config=None, embedder=None):
+    def __init__(self, config=None, embedder=None, answer=None):
         self.calls: list[int] = []
 
     def rerank(self, question, chunks):

@@ -10,7 +10,13 @@ import pytest
 
 from rag.config import load_config
 from rag.models import Chunk, Hit
-from rag.ui_data import hits_frame, hits_per_session_figure, score_distribution_figure, stage_scores_figure
+from rag.ui_data import (
+    hits_frame,
+    hits_per_session_figure,
+    rank_movement_figure,
+    score_distribution_figure,
+    stage_scores_figure,
+)
 from rag.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
 
 EXT = [".md", ".txt"]
@@ -175,3 +181,19 @@ def test_distribution_and_session_figures():
     sessions = hits_per_session_figure(cands, cands[:1]).to_plotly_json()
     assert list(sessions["data"][0]["x"]) == ["1", "2"] and list(sessions["data"][0]["y"]) == [1, 0]
     assert list(sessions["data"][1]["y"]) == [1, 1]
+
+
+def test_rank_movement_draws_first_stage_to_rerank_and_nothing_without_rerank():
+    a, b, c = (hit(i, 1, {"fused": 0.1, "rerank": 1.0}, 1.0) for i in range(3))
+    a.ranks, b.ranks, c.ranks = {"first_stage": 3, "rerank": 1}, {"first_stage": 1, "rerank": 2}, {"first_stage": 2}
+    fig = rank_movement_figure([a, b, c], [a]).to_plotly_json()
+    assert [list(t["y"]) for t in fig["data"]] == [[3, 1], [1, 2]]  # c was not reranked: no line
+    assert fig["data"][0]["line"]["width"] > fig["data"][1]["line"]["width"]  # the shown passage stands out
+    assert fig["layout"]["yaxis"]["autorange"] == "reversed"
+    assert rank_movement_figure([c]) is None
+
+
+def test_hits_frame_says_which_phrasing_found_each_passage():
+    found = hit(0, 1, {"keyword": 2.0}, 2.0)
+    found.variant = "sealed letter"
+    assert list(hits_frame([found])["found by"]) == ["sealed letter"]

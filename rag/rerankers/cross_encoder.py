@@ -116,5 +116,5 @@ class CrossEncoderReranker(Reranker):
         return [float(s) for s in scores.reshape(len(chunks), -1)[:, -1]]
 
 
-def create(config: RerankConfig, embedder=None) -> CrossEncoderReranker:
+def create(config: RerankConfig, embedder=None, answer=None) -> CrossEncoderReranker:
     return CrossEncoderReranker(config.model, config.batch_size)

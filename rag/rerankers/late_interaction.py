@@ -149,5 +149,5 @@ class LateInteractionReranker(Reranker):
         return [float(s) for s in scores]
 
 
-def create(config: RerankConfig, embedder=None) -> LateInteractionReranker:
+def create(config: RerankConfig, embedder=None, answer=None) -> LateInteractionReranker:
     return LateInteractionReranker(shared_model(embedder), batch_size=config.batch_size)

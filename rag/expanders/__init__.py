@@ -1,0 +1,48 @@
+"""Query expanders write other phrasings of a question; each phrasing is searched and the best score
+per passage wins. Backend: ``llm`` (the configured OpenAI-compatible model).
+
+Players ask "who gave us the map?" while the notes say "Herris hands them a chart of the mines"; a
+model that knows the language can bridge that where BM25 and a small embedder cannot. Expansion is a
+stage of its own, found by config string (``retrieval.expander``) like every other backend.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+from rag import registry
+from rag.config import Config
+
+
+class QueryExpander(ABC):
+    """One method to implement: up to ``n`` other search queries for ``question`` (never the question)."""
+
+    name: str = "expander"
+
+    @abstractmethod
+    def expand(self, question: str, n: int) -> list[str]:
+        """Other phrasings, best first; fewer than ``n`` (or none) is allowed."""
+
+
+def get_expander(config: Config) -> QueryExpander:
+    return registry.create("expanders", config.retrieval.expander, config)
+
+
+_NUMBERING = re.compile(r"^\s*(?:[-*•]+|\(?\d+[.):]|q\d+[.):])\s*", re.IGNORECASE)
+
+
+def clean_variants(reply: str, question: str, n: int) -> list[str]:
+    """One query per line, without numbering, quotes, duplicates or the question itself."""
+    seen = {" ".join(question.casefold().split())}
+    out: list[str] = []
+    for line in reply.splitlines():
+        text = _NUMBERING.sub("", line).strip().strip("\"'`").strip()
+        key = " ".join(text.casefold().split())
+        if len(key) < 3 or key in seen or len(text) > 300:
+            continue
+        seen.add(key)
+        out.append(" ".join(text.split()))
+        if len(out) == n:
+            break
+    return out

@@ -1,0 +1,113 @@
+"""One way to talk to the configured OpenAI-compatible LLM, shared by every stage that can use one.
+
+The answerer, the query expander and the ``llm`` reranker all reach the same server (OpenAI, Ollama,
+vLLM, llama.cpp server, LM Studio: set by ``answer.base_url``, ``answer.model`` and a key), so a player
+configures one LLM once, on the Settings page. Retries with exponential backoff are the openai client's
+own (``max_retries``); every failure a player can cause or fix (key, server address, model name, too much
+context) becomes one ``rag.errors`` sentence.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rag.config import AnswerConfig
+from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
+
+_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "too long")
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+def llm_configured(config: AnswerConfig) -> bool:
+    """True when the player chose an OpenAI-compatible answer provider (the only LLM Chronicler knows)."""
+    return config.backend == "openai"
+
+
+def no_llm_error(feature: str) -> ModelUnavailableError:
+    """What a stage that needs an LLM says when none is configured, with the fix."""
+    return ModelUnavailableError(
+        f"{feature} needs an LLM, and none is configured (the answerer is the offline one).",
+        hint="Fix: on the Settings page choose an OpenAI-compatible answer provider (OpenAI, Ollama, "
+        "llama.cpp server…), or set `answer.backend: openai` with `answer.base_url` and `answer.model`.",
+    )
+
+
+class LLMClient:
+    """A thin, error-translating wrapper around ``openai.OpenAI`` built from the ``answer`` section."""
+
+    def __init__(self, config: AnswerConfig):
+        key = config.api_key or os.environ.get("OPENAI_API_KEY")
+        if not key and not config.base_url:
+            raise ConfigError(
+                "The OpenAI-compatible LLM needs an API key.",
+                hint="Set OPENAI_API_KEY or `answer.api_key`, set `answer.base_url` for a local server, "
+                "or use `answer.backend: extractive`.",
+            )
+        from openai import OpenAI
+
+        self.config = config
+        self.model = config.model or DEFAULT_MODEL
+        self.client = OpenAI(
+            api_key=key or "not-needed",
+            base_url=config.base_url or None,
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
+
+    def create(self, messages: list[dict[str, str]], stream: bool, max_tokens: int | None = None):
+        """``chat.completions.create`` with the configured model and sampling; errors become one sentence."""
+        import openai
+
+        kwargs = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "max_tokens": max_tokens or self.config.max_tokens,
+            "stream": stream,
+        }
+        if self.config.seed is not None:
+            kwargs["seed"] = self.config.seed
+        try:
+            return self.client.chat.completions.create(**kwargs)
+        except openai.AuthenticationError:
+            raise ConfigError(
+                "The LLM server rejected the API key.", hint="Check OPENAI_API_KEY or `answer.api_key`."
+            ) from None
+        except openai.PermissionDeniedError:
+            raise ConfigError("The API key may not use this model.", hint="Check `answer.model`.") from None
+        except openai.NotFoundError:
+            raise ModelUnavailableError(
+                f"The model '{self.model}' does not exist on the LLM server.",
+                hint="Check `answer.model` (and `answer.base_url`).",
+            ) from None
+        except openai.BadRequestError as err:
+            if any(w in str(err).lower() for w in _CONTEXT_WORDS):
+                raise ChroniclerError(
+                    "The question and passages are too long for the LLM.",
+                    hint="Lower 'Passages to show (top-k)' in the sidebar, or use a model with a longer context.",
+                ) from None
+            raise ChroniclerError(f"The LLM server refused the request: {short(err)}") from None
+        except openai.APITimeoutError:
+            raise ChroniclerError(
+                f"The LLM server did not reply within {self.config.timeout:g} seconds.",
+                hint="Try again, or raise `answer.timeout`.",
+            ) from None
+        except openai.APIConnectionError:
+            raise ChroniclerError(
+                f"Cannot reach the LLM server at {self.config.base_url or 'api.openai.com'}.",
+                hint="Is it running? Check `answer.base_url`.",
+            ) from None
+        except openai.RateLimitError:
+            raise ChroniclerError("The LLM server is rate-limiting requests.", hint="Wait a minute.") from None
+        except openai.APIStatusError as err:
+            raise ChroniclerError(f"The LLM server failed ({err.status_code}): {short(err)}") from None
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int | None = None) -> str:
+        """The whole reply as text (empty when the server sent no choice)."""
+        resp = self.create(messages, stream=False, max_tokens=max_tokens)
+        return (resp.choices[0].message.content or "").strip() if resp.choices else ""
+
+
+def short(err: Exception) -> str:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return text[:200]

@@ -1,0 +1,74 @@
+"""A tiny OpenAI-compatible chat server on 127.0.0.1 (stdlib http.server in a thread) for the real
+``openai`` client path: streaming, retries and the errors a player can hit. Non-streaming replies are
+scripted per test through ``Handler.reply``; every request is recorded in ``Handler.requests``."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+KEY = "sk-test-good"
+
+
+class Handler(BaseHTTPRequestHandler):
+    failures_left = 0  # answer 503 this many times first (to exercise retries)
+    requests: list[dict] = []
+    reply = staticmethod(lambda body: "What did Herris give Vox Machina?")  # non-streaming replies
+
+    def log_message(self, *args):
+        pass
+
+    def _json(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        Handler.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+        if Handler.failures_left > 0:
+            Handler.failures_left -= 1
+            return self._json(503, {"error": {"message": "busy", "type": "server_error"}})
+        if self.headers.get("Authorization") != f"Bearer {KEY}":
+            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                              "code": "invalid_api_key"}})
+        model = body.get("model")
+        if model == "tiny-context":
+            return self._json(400, {"error": {"message": "This model's maximum context length is 8 tokens",
+                                              "type": "invalid_request_error", "code": "context_length_exceeded"}})
+        if model != "known-model":
+            return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
+        pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+        if not body.get("stream"):
+            return self._json(200, {
+                "id": "x", "object": "chat.completion", "created": 0, "model": model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": Handler.reply(body)}}],
+            })
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for piece in pieces:
+            event = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
+                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+@pytest.fixture(scope="module", name="llm_server")
+def llm_server_fixture():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+

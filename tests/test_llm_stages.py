@@ -1,0 +1,170 @@
+"""The stages that use the configured LLM: query expansion and the ``llm`` reranker, through the real
+``openai`` client against the tiny OpenAI-compatible server in tests/llm_server.py, on both engines.
+Without a configured LLM each stage says so, with the fix, instead of silently doing nothing."""
+
+import pytest
+
+from rag import registry
+from rag.cli import main
+from rag.config import load_config
+from rag.errors import ModelUnavailableError
+from rag.expanders import QueryExpander, clean_variants
+from rag.pipeline import Pipeline
+from rag.rerankers.llm import UNRATED, parse_ratings
+from tests.fakes import FakeEmbedder
+from tests.llm_server import KEY, Handler
+from tests.test_retrieval import NOTES
+
+
+class ScriptedExpander(QueryExpander):
+    """A fake registered like the real backend: returns the phrasings a test sets."""
+
+    phrasings: list[str] = []
+
+    def __init__(self, config=None):
+        pass
+
+    def expand(self, question, n):
+        return ScriptedExpander.phrasings[:n]
+
+
+registry.register("expanders", "scripted", ScriptedExpander)
+
+
+def make_pipeline(tmp_path, engine: str, **overrides) -> Pipeline:
+    notes = tmp_path / "notes"
+    notes.mkdir(exist_ok=True)
+    for name, text in NOTES.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text)
+    config = load_config(overrides={"store.backend": engine, "campaign": "t", "retrieval.candidates": 10, **overrides})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(notes)
+    return p
+
+
+def with_llm(url: str) -> dict:
+    return {"answer.backend": "openai", "answer.base_url": url, "answer.api_key": KEY,
+            "answer.model": "known-model", "answer.max_retries": 0, "answer.timeout": 10}
+
+
+@pytest.fixture(params=["qdrant", "edge"])
+def engine(request):
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def _default_reply():
+    default = Handler.reply
+    yield
+    Handler.reply = default
+
+
+def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm_server):
+    """The question shares no word with the notes; a phrasing from the LLM does, and the hit says so."""
+    Handler.reply = staticmethod(lambda body: "1. sealed letter for her brother\n- Platinum Sanctuary priests\n")
+    p = make_pipeline(tmp_path, engine, **with_llm(llm_server))
+    try:
+        plain = p.retrieve("Who received correspondence?", mode="keyword")
+        assert plain.hits == [] and plain.queries == ["Who received correspondence?"]
+
+        p.config.retrieval.query_expansion = True
+        p.config.retrieval.expansion_variants = 2
+        Handler.requests.clear()
+        result = p.retrieve("Who received correspondence?", mode="keyword")
+    finally:
+        p.close()
+    assert result.queries == [
+        "Who received correspondence?", "sealed letter for her brother", "Platinum Sanctuary priests"
+    ]
+    found_by = {h.chunk.source: h.variant for h in result.hits}
+    assert found_by["Session 3.md"] == "sealed letter for her brother"
+    assert found_by["Session 2.md"] == "Platinum Sanctuary priests"
+    assert "expand" in result.timings
+    sent = Handler.requests[-1]["body"]
+    assert "Write 2 different short search queries" in sent["messages"][0]["content"]
+    assert sent["messages"][1]["content"] == "Who received correspondence?"
+
+
+def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
+    """Hybrid: each phrasing is searched and fused; a passage keeps its best fused score over phrasings."""
+    p = make_pipeline(tmp_path, engine, **{"retrieval.expander": "scripted"})
+    try:
+        question, other = "river road camping", "sealed letter Keeper"
+        alone = {h.chunk.id: h.score for h in p.retrieve(other, k=10).candidates}
+        first = {h.chunk.id: h.score for h in p.retrieve(question, k=10).candidates}
+        p.config.retrieval.query_expansion = True
+        ScriptedExpander.phrasings = [other]
+        merged = p.retrieve(question, k=10)
+    finally:
+        p.close()
+    for hit in merged.candidates:
+        best = max(first.get(hit.chunk.id, 0.0), alone.get(hit.chunk.id, 0.0))
+        assert hit.score == pytest.approx(best)
+        assert hit.variant == (question if first.get(hit.chunk.id, 0.0) >= alone.get(hit.chunk.id, 0.0) else other)
+        assert "fused" in hit.scores
+    assert [h.rank for h in merged.candidates] == list(range(1, len(merged.candidates) + 1))
+    assert merged.hits[0].score >= merged.hits[-1].score
+
+
+def test_expansion_without_an_llm_says_so_with_the_fix(tmp_path, capsys):
+    p = make_pipeline(tmp_path, "qdrant", **{"retrieval.query_expansion": True})
+    try:
+        with pytest.raises(ModelUnavailableError) as info:
+            p.retrieve("Who is the keeper?")
+    finally:
+        p.close()
+    assert "Query expansion needs an LLM" in str(info.value) and "Settings page" in info.value.hint
+
+
+def test_cli_expand_flag_without_an_llm_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Session 1.md").write_text(NOTES["Session 3.md"])
+    assert main(["index", "--notes", str(notes), "--campaign", "x"]) == 0
+    capsys.readouterr()
+    assert main(["search", "letter", "--campaign", "x", "--expand", "3"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "needs an LLM" in err and "answer.backend: openai" in err
+
+
+def test_variant_lines_are_cleaned():
+    reply = '1. "Who gave the map?"\n2) Herris map\n- herris MAP\n* \n• Foreman Herris mines\nWhat did Herris give?'
+    assert clean_variants(reply, "What did Herris give?", 5) == ["Who gave the map?", "Herris map",
+                                                                  "Foreman Herris mines"]
+    assert clean_variants(reply, "x", 1) == ["Who gave the map?"]
+
+
+def test_llm_reranker_reorders_by_the_models_ratings(tmp_path, engine, llm_server):
+    def rate(body):
+        text = body["messages"][1]["content"]
+        return "\n".join(
+            f"P{i}: {9 if 'letter' in part else 1}"
+            for i, part in enumerate(text.split("\n\nP")[1:], start=1)
+        )
+
+    Handler.reply = staticmethod(rate)
+    p = make_pipeline(tmp_path, engine, **with_llm(llm_server), **{"reranker.enabled": True, "reranker.backend": "llm"})
+    try:
+        result = p.retrieve("Vasselheim Calamity", mode="keyword", k=3)
+    finally:
+        p.close()
+    top = result.hits[0]
+    assert "sealed letter" in top.chunk.text and top.scores["rerank"] == 9 and top.ranks["rerank"] == 1
+    assert all("rerank" in h.scores for h in result.hits)
+    assert "rerank" in result.timings
+
+
+def test_llm_reranker_without_an_llm_says_so(tmp_path):
+    p = make_pipeline(tmp_path, "qdrant", **{"reranker.enabled": True, "reranker.backend": "llm"})
+    try:
+        with pytest.raises(ModelUnavailableError, match="Reranking with the LLM needs an LLM"):
+            p.retrieve("Vasselheim")
+    finally:
+        p.close()
+
+
+def test_ratings_parse_leniently_and_unrated_passages_sink():
+    assert parse_ratings("P1: 7\nP3 = 2.5\nnonsense\nP9: 4\nP2: 11", 3) == [7.0, UNRATED, 2.5]
+    assert parse_ratings("", 2) == [UNRATED, UNRATED]
