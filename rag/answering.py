@@ -26,6 +26,9 @@ _REFERENCE = re.compile(
 )
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
+_IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
+    r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE
+)
 _NOT_NAMES = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Did", "Does", "Do", "Is",
               "Was", "Were", "Are", "And", "But", "So", "Then", "The", "A", "An", "In", "On", "After", "Before",
               "Session", "Episode", "Tell", "Can", "Could", "Would", "Has", "Had", "Have", "I", "If"}
@@ -107,6 +110,23 @@ def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
     return question, []
 
 
+def named_sessions(question: str, filters: Filters) -> Filters:
+    """"What happened in session 5?" searches session 5 only (and a follow-up carries "session 5" over, see
+    ``offline_rewrite``). It only ever narrows: an "as of session N" cap from the sidebar still holds, so a
+    question about a later session is searched up to the cap, never beyond it."""
+    named = [float(m.group(1)) for m in _IN_SESSION.finditer(question)]
+    if not named:
+        return filters
+    low, high = min(named), max(named)
+    if filters.session_min is not None:
+        low = max(low, filters.session_min)
+    if filters.session_max is not None:
+        high = min(high, filters.session_max)
+    if low > high:  # asked about a session beyond the cap: the cap wins
+        return filters
+    return Filters(**{**vars(filters), "session_min": low, "session_max": high})
+
+
 def _names(text: str) -> list[str]:
     out = []
     for m in _NAME.finditer(text):
@@ -175,7 +195,7 @@ def ask(
         else:
             standalone, carried = offline_rewrite(question, history)
             method = "offline" if carried else "none"
-    retrieval = pipeline.retrieve(standalone, campaign, k, filters, mode)
+    retrieval = pipeline.retrieve(standalone, campaign, k, named_sessions(standalone, filters or Filters()), mode)
     hits = retrieval.hits
     t_retrieved = time.perf_counter()
     support = generator.support(standalone, hits) if hits else None
@@ -185,7 +205,7 @@ def ask(
         "mode": retrieval.mode,
         "variants": dict(retrieval.variants),
         "queries": list(retrieval.queries),
-        "filters": {k_: v for k_, v in vars(retrieval.filters).items() if v not in (None, ())},
+        "filters": {k_: v for k_, v in vars(retrieval.filters).items() if v not in (None, (), "")},
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,
         "support": support,

@@ -107,6 +107,10 @@ def run(config: Config, args: argparse.Namespace) -> int:
     if args.what == "ingest":
         result = bench_ingest(config, notes_dir, log=log)
         md = ingest_markdown(result, _display_path(notes_dir), command)
+    elif args.what == "answer":
+        from rag.bench_answer import answer_markdown, bench_answer
+
+        md = answer_markdown(bench_answer(config, notes_dir, log=log), _display_path(notes_dir), command, machine())
     else:
         from rag.bench_query import bench_query, query_markdown
 

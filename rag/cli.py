@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure speed; writes docs/BENCHMARKS.md sections")
     _common(p)
-    p.add_argument("what", choices=["ingest", "query"])
+    p.add_argument("what", choices=["ingest", "query", "answer"])
     p.add_argument("--sizes", default="1000,10000,100000", help="query: collection sizes")
     p.add_argument("--engines", default="edge,qdrant", help="query: store engines to compare")
     p.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")

@@ -150,3 +150,20 @@ def test_real_embedder_refuses_the_unanswerable_and_answers_the_rest(tmp_path, r
     p.close()
     assert not good.refused and "Trinket" in good.text and good.citations[0].chunk_id
     assert bad.refused, bad.trace["support"]
+
+
+def test_a_named_session_filters_and_a_follow_up_keeps_it(pipeline):
+    first = answer(pipeline, "What happened in session 2?", "demo")
+    assert first.trace["filters"] == {"session_min": 2.0, "session_max": 2.0}
+    assert first.hits and {h.chunk.session for h in first.hits} == {2}
+    follow = answer(pipeline, "And what did they smash there?", "demo", history=[("What happened in session 2?", "…")])
+    assert follow.trace["rewrite"]["carried"] == ["session 2"]
+    assert {h.chunk.session for h in follow.hits} == {2}
+
+
+def test_a_named_session_never_lifts_the_spoiler_cap(pipeline):
+    from rag.models import Filters
+
+    result = answer(pipeline, "What happened in session 3?", "demo", filters=Filters(session_max=2))
+    assert result.trace["filters"] == {"session_max": 2}
+    assert all(h.chunk.session <= 2 for h in result.hits if h.chunk.session is not None)

@@ -133,3 +133,12 @@ def test_nothing_outside_the_notes_folder_is_touched(vault, capsys, tmp_path):
     run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
     code, out, _ = run(capsys, "search", "swordfish password", "--campaign", "mines", "--mode", "keyword", "--json")
     assert all("swordfish" not in h["text"] for h in json.loads(out)["hits"])
+
+
+def test_bench_answer_reports_first_token_and_turns_without_touching_the_docs(vault, capsys):
+    doc = ROOT / "docs" / "BENCHMARKS.md"
+    before = doc.read_text(encoding="utf-8")
+    code, out, _ = run(capsys, "bench", "answer", "--notes", str(vault), "--no-write")
+    assert code == 0
+    assert "question → first answer token" in out and "follow-up turn" in out and "extractive" in out
+    assert doc.read_text(encoding="utf-8") == before
