@@ -75,6 +75,7 @@ class RetrievalConfig(Section):
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
     expander: str = "llm"  # the query expansion backend
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
+    order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
 
 
 class RerankConfig(Section):

@@ -58,6 +58,12 @@ def best_per_chunk(found: list[list[Hit]]) -> list[Hit]:
     return merged
 
 
+def story_order(hit: Hit) -> tuple:
+    """Campaign, then session, then note and position: passages without a session come last."""
+    c = hit.chunk
+    return (c.campaign_no or 0, c.session is None, c.session or 0.0, c.source, c.position)
+
+
 class Retriever:
     def __init__(
         self,
@@ -119,6 +125,8 @@ class Retriever:
         for hit in candidates:
             hit.kept = floor is None or hit.score >= floor
         kept = [h for h in candidates if h.kept][:k]
+        if cfg.order == "session":  # read like the campaign unfolded; each hit keeps its rank for the charts
+            kept.sort(key=story_order)
         timings["total"] = sum(timings.values())
         return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries)
 

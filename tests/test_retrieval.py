@@ -82,3 +82,13 @@ def test_alias_expansion_searches_the_other_names(pipeline):
     plain = pipeline.retrieve("Who is the keeper?", mode="keyword")
     assert plain.variants["keyword"] == "Who is the keeper?"
     assert all(h.chunk.source != "NPCs/Osiris.md" for h in plain.hits)
+
+
+def test_session_order_presents_the_top_k_chronologically_but_keeps_ranks(pipeline):
+    by_rank = pipeline.retrieve("Vasselheim Calamity priests letter road", k=3, mode="keyword")
+    pipeline.config.retrieval.order = "session"
+    chrono = pipeline.retrieve("Vasselheim Calamity priests letter road", k=3, mode="keyword")
+    assert {h.chunk.id for h in chrono.hits} == {h.chunk.id for h in by_rank.hits}
+    sessions = [h.chunk.session for h in chrono.hits if h.chunk.session is not None]
+    assert sessions == sorted(sessions)
+    assert sorted(h.rank for h in chrono.hits) == [h.rank for h in by_rank.hits]
