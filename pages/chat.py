@@ -109,17 +109,25 @@ config = state.get_config()
 campaign = state.current_campaign(config)
 turns: list[dict] = st.session_state.setdefault(TURNS, [])
 
+try:
+    has_notes, store_error = bool(state.campaign_chunks(config, campaign)), None
+except ChroniclerError as err:
+    has_notes, store_error = False, err
+
+# Read first (the box is pinned to the bottom wherever it is called) so the run that answers the first
+# question already hides the tip and enables "New conversation".
+question = st.chat_input("Ask about your campaign…", key="chat_question", disabled=not has_notes)
+asking = bool(has_notes and question and question.strip())
+
 head, button = st.columns([5, 1], vertical_alignment="bottom")
 head.title(":material/forum: Ask the chronicle")
 button.button("New conversation", icon=":material/add_comment:", on_click=new_conversation, key="new_conversation",
-              disabled=not turns, width="stretch")
+              disabled=not (turns or asking), width="stretch")
 st.caption(f"Answers about **{campaign}** come only from your notes, with the passage behind every claim. "
            "Search options in the sidebar apply.")
 
-try:
-    has_notes = bool(state.campaign_chunks(config, campaign))
-except ChroniclerError as err:
-    st.error(err.one_line())
+if store_error is not None:
+    st.error(store_error.one_line())
     st.page_link("pages/settings.py", label="Check the store settings", icon=":material/settings:")
     st.stop()
 if not has_notes:
@@ -128,7 +136,7 @@ if not has_notes:
     st.page_link("pages/ingest.py", label="Add your notes", icon=":material/upload_file:")
     st.stop()
 
-if not turns:
+if not turns and not asking:
     st.info("Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
             "Follow-up questions (\"and what did she do next?\") work too.", icon=":material/lightbulb:")
 
@@ -139,8 +147,7 @@ for i, turn in enumerate(turns):
         st.markdown(_md(turn["answer"].text))
         show_answer(turn["answer"], f"turn{i}")
 
-question = st.chat_input("Ask about your campaign…", key="chat_question")
-if question and question.strip():
+if asking:
     with st.chat_message("user"):
         st.markdown(_md(question))
     with st.chat_message("assistant"):

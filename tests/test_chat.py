@@ -34,6 +34,9 @@ def test_question_gets_a_cited_answer_with_its_passage(tmp_path):
     assert passages and "Session 3" in passages[0].proto.popover.label
     assert "Trinket" in texts(at.markdown)
     assert plotly(at, 0)["data"][0]["orientation"] == "h"
+    # the run that answers the first question already drops the tip and offers a new conversation
+    assert "Ask anything about the campaign" not in texts(at.info)
+    assert not at.button(key="new_conversation").proto.disabled
 
 
 def test_unanswerable_question_is_refused_plainly(tmp_path):
@@ -60,4 +63,4 @@ def test_follow_up_then_new_conversation_clears(tmp_path):
 def test_chat_without_notes_says_what_to_do_first():
     at = start()  # the Chat page is the default
     assert "Add your notes on the Ingest page" in texts(at.info)
-    assert not at.chat_input  # nothing to ask yet
+    assert at.chat_input(key="chat_question").proto.disabled  # nothing to ask yet
