@@ -75,9 +75,14 @@ def run_answer_eval(
             rows.append({**score_answer(q, result), "answer": result.text})
     by_kind = {kind: {"n": sum(r["kind"] == kind for r in rows), **summarise([r for r in rows if r["kind"] == kind])}
                for kind in sorted({r["kind"] for r in rows})}
+    answerable = [r for r in rows if "has_evidence" in r]
+    by_confidence = {level: {"n": sum(r["confidence"] == level for r in answerable),
+                             **summarise([r for r in answerable if r["confidence"] == level])}
+                     for level in ("high", "medium", "low")}
     return {
         "overall": summarise(rows),
         "by_kind": by_kind,
+        "by_confidence": by_confidence,
         "generator": generator.name,
         "refusal_floor": pipeline.config.answer.refusal_floor,
         "latency_ms_p50": round(1000 * statistics.median(latencies), 1) if latencies else 0.0,

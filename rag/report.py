@@ -55,8 +55,34 @@ def render_tables(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+ANSWER_COLUMNS = ["refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"]
+
+
+def render_answer_tables(results: list[dict]) -> str:
+    """Answers rows (``eval --answers``), then how the confidence label tracks correctness."""
+    lines = ["| answerer | set | n | " + " | ".join(ANSWER_COLUMNS) + " | p50 s per answer |",
+             "|---|---|---|" + "---|" * len(ANSWER_COLUMNS) + "---|"]
+    for r in results:
+        a = r.get("answers")
+        if not a:
+            raise ChroniclerError(f"{r.get('label', '?')}: no answers in this result; run eval with --answers.")
+        cells = " | ".join(_fmt(a["overall"].get(k)) for k in ANSWER_COLUMNS)
+        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | "
+                     f"{a.get('latency_ms_p50', 0) / 1000:.2f} |")
+    lines += ["", "Confidence label against correctness (answerable questions): share of answers that contain "
+              "an evidence span, and citation precision, per label:", "",
+              "| answerer | set | high | medium | low |", "|---|---|---|---|---|"]
+    for r in results:
+        by = r["answers"].get("by_confidence", {})
+        cells = [f"{_fmt(by[lv].get('answer_has_evidence'))} / {_fmt(by[lv].get('citation_precision'))} "
+                 f"(n={by[lv]['n']})" if by.get(lv, {}).get("n") else "–" for lv in ("high", "medium", "low")]
+        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
+    lines += ["", "Commands:", ""] + [f"- `{r.get('command', '?')}`" for r in results]
+    return "\n".join(lines)
+
+
 def render_eval_doc(files: list[Path], section: str) -> str:
     results = [_load(f) for f in files]
-    md = render_tables(results)
+    md = render_answer_tables(results) if section == "answers" else render_tables(results)
     write_section(DOC, f"eval:{section}", md, "Evaluation")
     return md

@@ -128,6 +128,13 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     o = result["overall"]
     assert set(o) == {"refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"}
     assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0
+    level = result["per_question"][0]["confidence"]
+    assert result["by_confidence"][level] == {"n": 1, "false_refusal_rate": 0.0, "answer_has_evidence": 1.0,
+                                              "citation_precision": 1.0}
+    from rag.report import render_answer_tables
+
+    table = render_answer_tables([{"label": "x", "questions": "q.jsonl", "n": 2, "answers": result}])
+    assert "| x | q | 2 | 1.000 | 0.000 | 1.000 | 1.000 |" in table and "(n=1)" in table
 
 
 def test_run_command_prints_a_cited_answer_and_records_it(tmp_path, monkeypatch, capsys):
