@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import app_state as state
+from rag import ui_eval
 from rag.errors import ChroniclerError
 from rag.models import format_session
 from rag.ui_data import chunks_per_session_figure, files_frame, sessions_of, top_entities
@@ -84,3 +85,68 @@ st.dataframe(
     },
 )
 st.page_link("pages/search.py", label="Search these notes", icon=":material/manage_search:")
+
+# -- the campaign's own evaluation (rag/ui_eval.py) ---------------------------------------------------------
+EVAL = "_campaign_eval"  # {"campaign", "source", "result"}: kept across reruns and page switches
+st.subheader("How well does search find the answers?")
+st.caption(
+    f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
+    f"each, and Chronicler measures how often a search finds them. Put them in a `{ui_eval.QUESTION_FILE}` file "
+    "in the campaign's notes folder, or upload one here."
+)
+found = ui_eval.question_file(config, campaign)
+upload = st.file_uploader(
+    "Question file (JSON Lines)",
+    type=["jsonl", "json"],
+    key="eval_upload",
+    help='One question per line, e.g. {"id": "q1", "question": "Who gave us the map?", "sessions": [2], '
+    '"evidence": ["gives them a map of the mines"], "kind": "fact"}. Without "evidence", only the session counts.',
+)
+questions, source = None, None
+try:
+    if upload is not None:
+        source = upload.name
+        questions = ui_eval.parse_questions(upload.getvalue(), upload.name)
+    elif found is not None:
+        source = str(found)
+        questions = ui_eval.parse_questions(found.read_bytes(), found.name)
+except ChroniclerError as err:
+    st.error(err.one_line(), icon=":material/error:")
+if questions:
+    st.caption(f"{len(questions)} questions from {source}.")
+    if st.button("Measure how well search finds the answers", key="eval_run", icon=":material/fact_check:"):
+        cfg, _ = state.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
+        bar = st.progress(0.0, text="Asking the questions…")
+        try:
+            result = ui_eval.evaluate(
+                state.pipeline(cfg),
+                campaign,
+                questions,
+                progress=lambda done, total: bar.progress(done / total, text=f"Question {done} of {total}"),
+            )
+        except ChroniclerError as err:
+            st.error(err.one_line())
+        else:
+            st.session_state[EVAL] = {"campaign": campaign, "source": source, "result": result}
+elif found is None and upload is None:
+    st.info(f"No `{ui_eval.QUESTION_FILE}` found for '{campaign}'.", icon=":material/quiz:")
+
+saved = st.session_state.get(EVAL)
+if saved and saved["campaign"] == campaign:
+    result = saved["result"]
+    if not result["n"]:
+        st.warning("None of these questions has a gold session, so there is nothing to measure.")
+    else:
+        skipped = f" ({result['skipped']} without a gold session not counted)" if result["skipped"] else ""
+        st.caption(f"{result['n']} questions from {saved['source']}{skipped}. {ui_eval.EXPLANATION}")
+        values = ui_eval.metric_values(result)
+        for col, (key, value) in zip(st.columns(len(values)), values.items(), strict=True):
+            label, help_text = ui_eval.METRICS[key]
+            col.metric(label, ui_eval.format_metric(key, value), help=help_text)
+        st.plotly_chart(ui_eval.hit_at_k_figure(result), width="stretch", config={"displayModeBar": False})
+        missed = ui_eval.missed_frame(result)
+        st.markdown(f"**Not found in the top {ui_eval.HEADLINE_K}** ({len(missed)})")
+        if missed.empty:
+            st.caption("Every question was found.")
+        else:
+            st.dataframe(missed, hide_index=True, width="stretch")

@@ -1,88 +1,35 @@
 """Settings saved to configs/local.yaml through ``rag.config.save_local``, which validates first: a bad
 value shows the config's own message (it names the key) and nothing is written. Saving happens in
-button callbacks so the form can be reset (the API key field) before it is drawn again."""
+button callbacks so the form can be reset (the API key field) before it is drawn again. The shared
+helpers and the Answers and Reranking sections live in settings_sections.py (not in pages/, where every
+file may be shown as a page)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 import app_state as state
+import settings_sections as sections
 from rag import registry
-from rag.config import deep_merge, dotted, save_local, validate
+from rag.config import deep_merge, dotted, validate
 from rag.errors import ChroniclerError
 from rag.stores import get_store
 from rag.uploads import notes_source
+from settings_sections import changes as _changes
+from settings_sections import init as _init
+from settings_sections import message as _message
+from settings_sections import save as _save
 
 state.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 ss = st.session_state
-MSG = "_settings_msg"
-
-
-def _init(key: str, value) -> str:
-    ss.setdefault(key, value)
-    return key
-
-
-def _changes(section: str) -> dict:
-    if section == "embedding":
-        return {
-            "embedding.backend": ss["s_backend"],
-            "embedding.model": ss["s_model"].strip(),
-            "embedding.batch_size": int(ss["s_batch"]),
-        }
-    if section == "store":
-        server = ss["s_where"] == "server"
-        out = {
-            "store.url": ss["s_url"].strip() if server else "",
-            "store.path": "" if server else ss["s_path"].strip(),
-            "store.backend": "qdrant" if server else ss["s_engine"],
-        }
-        if ss.get("s_api_key"):
-            out["store.api_key"] = ss["s_api_key"]
-        elif ss.get("s_forget_key"):
-            out["store.api_key"] = ""
-        return out
-    if section == "retrieval":
-        return {
-            "retrieval.mode": ss["s_mode"],
-            "retrieval.k": int(ss["s_k"]),
-            "retrieval.candidates": int(ss["s_candidates"]),
-            "retrieval.score_threshold": ss["s_threshold"],
-            "retrieval.alias_expansion": bool(ss["s_aliases"]),
-        }
-    return {
-        "chunking.max_chars": int(ss["s_max_chars"]),
-        "chunking.min_chars": int(ss["s_min_chars"]),
-        "chunking.overlap_sentences": int(ss["s_overlap"]),
-        "chunking.heading_prefix": ss["s_heading"],
-    }
-
-
-def _save(section: str) -> None:
-    try:
-        save_local(_changes(section))
-    except ChroniclerError as err:
-        ss[MSG] = (section, "error", err.one_line())
-        return
-    ss[MSG] = (section, "success", "Saved.")
-    ss["s_api_key"] = ""  # never keep a typed key around, and never show it again
-    ss["s_forget_key"] = False
-    if section in ("embedding", "chunking"):
-        ss["_reindex_needed"] = True
-
-
-def _message(section: str) -> None:
-    msg = ss.get(MSG)
-    if msg and msg[0] == section:
-        (st.error if msg[1] == "error" else st.success)(msg[2])
 
 
 st.title(":material/settings: Settings")
 st.caption("Saved for this computer in configs/local.yaml. Each section is saved on its own.")
 
-if ss.get("_reindex_needed"):
+if ss.get(sections.REINDEX):
     with st.container(border=True):
         st.warning(
             f"Passages of **{campaign}** were made with the old settings. Re-read the notes so searches "
@@ -98,7 +45,7 @@ if ss.get("_reindex_needed"):
             except ChroniclerError as err:
                 st.error(err.one_line())
             else:
-                ss.pop("_reindex_needed", None)
+                ss.pop(sections.REINDEX, None)
                 st.success(f"Done: {report.summary()}")
 
 # -- embedding ------------------------------------------------------------------------------------------
@@ -248,6 +195,13 @@ with st.container(border=True):
     )
     st.button("Save search defaults", key="s_save_retrieval", on_click=_save, args=("retrieval",))
     _message("retrieval")
+
+# -- answers and reranking (settings_sections.py) ------------------------------------------------------------
+with st.container(border=True):
+    sections.answers_section(config)
+
+with st.container(border=True):
+    sections.reranking_section(config)
 
 # -- chunking -----------------------------------------------------------------------------------------------
 with st.container(border=True):

@@ -1,0 +1,309 @@
+"""The Settings page's shared helpers and its "Answers" and "Reranking" sections.
+
+Lives next to app_state.py, not in ``pages/`` (every file there may be shown as a page). Each section is
+saved on its own through ``rag.config.save_local``, which validates first: a bad value shows the
+config's own one-line message (it names the key) and nothing is written. Saving happens in button
+callbacks so secret fields can be emptied before they are drawn again: a saved API key is never put
+back into a widget, shown, or logged.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rag import registry
+from rag.config import Config, deep_merge, dotted, save_local, validate
+from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
+from rag.llm import LLMClient, llm_configured, no_llm_error
+
+MSG = "_settings_msg"
+REINDEX = "_reindex_needed"
+# Typed secrets and their "remove" checkboxes, per section: emptied after every save of that section.
+SECRETS = {"store": ("s_api_key", "s_forget_key"), "answer": ("s_answer_key", "s_answer_forget")}
+ANSWER_BACKENDS = {
+    "extractive": "Offline: quotes your notes (no setup)",
+    "openai": "A language model (OpenAI-compatible)",
+}
+RERANKERS = {
+    "cross-encoder": "A downloaded reranking model (cross-encoder)",
+    "late-interaction": "Built in, offline: the search model compares word by word",
+    "llm": "The answer language model rates each passage",
+}
+TEST_TIMEOUT = 20.0  # seconds: a connection test should not hang for the answerer's full timeout
+
+
+def init(key: str, value) -> str:
+    """A widget key with its starting value (kept across reruns once set)."""
+    st.session_state.setdefault(key, value)
+    return key
+
+
+def changes(section: str) -> dict:
+    """The dotted settings one section's widgets describe."""
+    ss = st.session_state
+    if section == "embedding":
+        return {
+            "embedding.backend": ss["s_backend"],
+            "embedding.model": ss["s_model"].strip(),
+            "embedding.batch_size": int(ss["s_batch"]),
+        }
+    if section == "store":
+        server = ss["s_where"] == "server"
+        out = {
+            "store.url": ss["s_url"].strip() if server else "",
+            "store.path": "" if server else ss["s_path"].strip(),
+            "store.backend": "qdrant" if server else ss["s_engine"],
+        }
+        return out | _secret("store.api_key", "store", cleared="")
+    if section == "retrieval":
+        return {
+            "retrieval.mode": ss["s_mode"],
+            "retrieval.k": int(ss["s_k"]),
+            "retrieval.candidates": int(ss["s_candidates"]),
+            "retrieval.score_threshold": ss["s_threshold"],
+            "retrieval.alias_expansion": bool(ss["s_aliases"]),
+        }
+    if section == "answer":
+        out = {"answer.backend": ss["s_answer_backend"]}
+        if ss["s_answer_backend"] == "openai":  # the offline answerer keeps the LLM settings as they are
+            out |= {
+                "answer.base_url": ss["s_answer_url"].strip() or None,
+                "answer.model": ss["s_answer_model"].strip(),
+                "answer.temperature": float(ss["s_answer_temp"]),
+            }
+            out |= _secret("answer.api_key", "answer", cleared=None)
+        return out
+    if section == "reranker":
+        out = {
+            "reranker.backend": ss["s_rr_backend"],
+            "reranker.candidates": int(ss["s_rr_candidates"]),
+            "reranker.enabled": bool(ss["s_rr_enabled"]),
+        }
+        if ss["s_rr_backend"] == "cross-encoder":
+            out["reranker.model"] = ss["s_rr_model"].strip()
+        return out
+    return {
+        "chunking.max_chars": int(ss["s_max_chars"]),
+        "chunking.min_chars": int(ss["s_min_chars"]),
+        "chunking.overlap_sentences": int(ss["s_overlap"]),
+        "chunking.heading_prefix": ss["s_heading"],
+    }
+
+
+def _secret(dotted_key: str, section: str, cleared: str | None) -> dict:
+    """A typed key replaces the saved one; "remove" clears it; otherwise the saved one is kept."""
+    typed, forget = SECRETS[section]
+    if st.session_state.get(typed):
+        return {dotted_key: st.session_state[typed]}
+    if st.session_state.get(forget):
+        return {dotted_key: cleared}
+    return {}
+
+
+def check_backends(values: dict) -> None:
+    """Backend names the config cannot check itself (they are open strings, found by the registry)."""
+    answer = values.get("answer.backend")
+    if answer is not None and answer not in ANSWER_BACKENDS:
+        raise ConfigError(f"Bad config value for 'answer.backend': '{answer}' is not one of extractive, openai.")
+    rerank = values.get("reranker.backend")
+    if rerank is not None:
+        known = registry.available("rerankers")
+        if rerank not in known and rerank.replace("-", "_") not in known:
+            names = ", ".join(n.replace("_", "-") for n in known)
+            raise ConfigError(f"Bad config value for 'reranker.backend': '{rerank}' is not one of {names}.")
+
+
+def candidate(config: Config, section: str) -> Config:
+    """The config as it would be after saving ``section`` (validated; nothing written)."""
+    values = changes(section)
+    check_backends(values)
+    return validate(deep_merge(config.model_dump(), dotted(values, keep_none=True)))
+
+
+def save(section: str) -> None:
+    ss = st.session_state
+    try:
+        values = changes(section)
+        check_backends(values)
+        save_local(values)
+    except ChroniclerError as err:
+        ss[MSG] = (section, "error", err.one_line())
+        return
+    ss[MSG] = (section, "success", "Saved.")
+    if section in SECRETS:  # never keep a typed key around, and never show it again
+        typed, forget = SECRETS[section]
+        ss[typed], ss[forget] = "", False
+    if section in ("embedding", "chunking"):
+        ss[REINDEX] = True
+
+
+def message(section: str) -> None:
+    msg = st.session_state.get(MSG)
+    if msg and msg[0] == section:
+        (st.error if msg[1] == "error" else st.success)(msg[2])
+
+
+def _redact(text: str, *secrets: str | None) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def answers_section(config: Config) -> None:
+    st.subheader("Answers")
+    st.caption(
+        "Who writes the answer on the Ask page. The offline answerer quotes the sentences of your notes "
+        "that match best; a language model writes a short answer in its own words, still citing the notes."
+    )
+    backend = st.radio(
+        "Answer provider",
+        list(ANSWER_BACKENDS),
+        key=init(
+            "s_answer_backend", config.answer.backend if config.answer.backend in ANSWER_BACKENDS else "extractive"
+        ),
+        format_func=ANSWER_BACKENDS.get,
+        help='A language model also makes two sidebar options work: "Expand the question" (it writes other '
+        "ways to ask) and reranking by the language model (it rates each passage).",
+    )
+    a = config.answer
+    if backend == "openai":
+        st.caption(
+            "Any service that speaks OpenAI's language: OpenAI itself, or a model on your own computer "
+            '(Ollama, llama.cpp server, LM Studio). A language model also enables "Expand the question" and '
+            "reranking by the language model in the sidebar."
+        )
+        c1, c2 = st.columns(2)
+        c1.text_input(
+            "Server address (base URL)",
+            key=init("s_answer_url", a.base_url or ""),
+            placeholder="e.g. http://localhost:11434/v1 for Ollama",
+            help="Leave empty to use OpenAI. For a model on this computer, the address its program shows, "
+            "ending in /v1.",
+        )
+        c2.text_input(
+            "Model name",
+            key=init("s_answer_model", a.model),
+            placeholder="gpt-4o-mini",
+            help="The model to ask, as the service names it (e.g. llama3.2 in Ollama). Empty: gpt-4o-mini.",
+        )
+        c1, c2 = st.columns(2)
+        c1.text_input(
+            "API key",
+            type="password",
+            key=init("s_answer_key", ""),
+            placeholder="saved (hidden): type a new one to replace it" if a.api_key else "",
+            help="The password the service gave you. Not needed for most models on your own computer. "
+            "Without one, the OPENAI_API_KEY environment variable is used. It is never shown again once saved.",
+        )
+        c2.number_input(
+            "Temperature",
+            min_value=0.0,
+            step=0.1,
+            format="%.2f",
+            key=init("s_answer_temp", float(a.temperature)),
+            help="How free the wording is, from 0 to 2. Low values (0 to 0.3) stick closest to the notes.",
+        )
+        if a.api_key:
+            st.checkbox("Remove the saved API key", key=init("s_answer_forget", False))
+    c1, c2 = st.columns(2)
+    test = c1.button(
+        "Test the answer model",
+        key="s_test_answer",
+        icon=":material/network_check:",
+        width="stretch",
+        disabled=backend != "openai",
+        help="Sends one tiny question to the model with the settings above (saved or not).",
+    )
+    c2.button("Save answers", key="s_save_answer", on_click=save, args=("answer",), width="stretch")
+    message("answer")
+    if test:
+        _test_answer_model(config)
+
+
+def _test_answer_model(config: Config) -> None:
+    typed = st.session_state.get("s_answer_key")
+    try:
+        cand = candidate(config, "answer")
+        settings = cand.answer.model_copy(update={"max_retries": 0, "timeout": min(cand.answer.timeout, TEST_TIMEOUT)})
+        with st.spinner("Asking the model…"):
+            reply = LLMClient(settings).complete(
+                [{"role": "user", "content": "Reply with the single word: ready"}], max_tokens=16
+            )
+    except ChroniclerError as err:
+        st.error(f"The answer model did not answer: {_redact(err.one_line(), typed, config.answer.api_key)}")
+    except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
+        first = str(err).splitlines()[0] if str(err) else ""
+        st.error(
+            f"The answer model did not answer: {type(err).__name__}: {_redact(first, typed, config.answer.api_key)}"
+        )
+    else:
+        said = f" It replied: “{reply[:80]}”." if reply else ""
+        st.success(f"The model '{settings.model or 'gpt-4o-mini'}' answered.{said}", icon=":material/check_circle:")
+
+
+def reranking_section(config: Config) -> None:
+    r = config.reranker
+    st.subheader("Reranking")
+    st.caption(
+        "A second, slower look at the best passages: it re-reads each one next to the question and puts "
+        'the most useful first. The sidebar\'s "Rerank passages" switch turns it on for a search.'
+    )
+    options = list(RERANKERS) + ([r.backend] if r.backend not in RERANKERS else [])
+    c1, c2 = st.columns([2, 1])
+    backend = c1.selectbox(
+        "How passages are re-read",
+        options,
+        key=init("s_rr_backend", r.backend),
+        format_func=lambda name: RERANKERS.get(name, name),
+        help="cross-encoder: a reranking model you download once (sharpest). late-interaction: built in, "
+        "works offline, nothing to set up. llm: the language model from Answers rates each passage "
+        "(needs one).",
+    )
+    c2.number_input(
+        "Passages re-read",
+        min_value=1,
+        step=5,
+        key=init("s_rr_candidates", r.candidates),
+        help="How many of the best passages are re-read (1 to 200). More finds more, but is slower.",
+    )
+    if backend == "cross-encoder":
+        st.text_input(
+            "Reranking model",
+            key=init("s_rr_model", r.model),
+            placeholder="cross-encoder/ms-marco-MiniLM-L6-v2",
+            help="A folder holding the model, or its Hugging Face name if it is already downloaded.",
+        )
+    else:
+        init("s_rr_model", r.model)
+    st.toggle(
+        "Rerank by default",
+        key=init("s_rr_enabled", r.enabled),
+        help='Whether the sidebar\'s "Rerank passages" switch starts on in a new browser tab.',
+    )
+    _reranker_status(config, backend)
+    st.button("Save reranking", key="s_save_reranker", on_click=save, args=("reranker",))
+    message("reranker")
+
+
+def _reranker_status(config: Config, backend: str) -> None:
+    if backend == "cross-encoder":
+        from rag.rerankers.cross_encoder import resolve_model
+
+        try:
+            found = resolve_model(st.session_state.get("s_rr_model") or "")
+        except ModelUnavailableError as err:
+            st.warning(err.one_line(), icon=":material/download:")
+        else:
+            st.success(f"The reranking model is on this computer: {found}", icon=":material/check_circle:")
+    elif backend == "llm":
+        if llm_configured(config.answer):
+            where = config.answer.base_url or "OpenAI"
+            st.info(
+                f"Uses the saved answer model '{config.answer.model or 'gpt-4o-mini'}' ({where}).",
+                icon=":material/check_circle:",
+            )
+        else:
+            st.warning(no_llm_error("Reranking with the language model").one_line(), icon=":material/info:")
+    elif backend == "late-interaction":
+        st.info("Built in: works offline with the search model, nothing to download.", icon=":material/check_circle:")
