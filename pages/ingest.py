@@ -20,7 +20,8 @@ ss = st.session_state
 
 st.title(":material/upload_file: Ingest notes")
 st.caption(
-    "Chronicler reads Markdown (.md) and text (.txt) notes. Re-adding a file only re-reads what changed."
+    "Chronicler reads Markdown (.md) and text (.txt) notes, PDF handouts, e-mailed recaps (.eml), saved web "
+    "pages (.html) and Word or Google Docs exports (.docx). Re-adding a file only re-reads what changed."
 )
 
 # -- campaign -----------------------------------------------------------------------------------------
@@ -55,12 +56,12 @@ upload_tab, folder_tab = st.tabs(
 )
 with upload_tab:
     files = st.file_uploader(
-        "Session notes or a zipped vault",
-        type=["md", "markdown", "txt", "zip"],
+        "Session notes, handouts, mails or a zipped vault",
+        type=sorted({e.lower().lstrip(".") for e in config.notes.extensions} | {"zip"}),
         accept_multiple_files=True,
         key=f"uploads_{ss.get('uploader_round', 0)}",
-        help="Pick several .md/.txt files, or one .zip of your Obsidian vault: its folders are kept, "
-        "images and the .obsidian settings folder are ignored.",
+        help="Pick several notes (.md, .txt, .pdf, .eml, .html, .docx), or one .zip of your Obsidian vault: "
+        "its folders are kept, images and the .obsidian settings folder are ignored.",
     )
     replace = st.checkbox(
         "Replace the notes uploaded before",
@@ -132,8 +133,9 @@ if last and last[0] == campaign:
         width="stretch",
         key="report_table",
         column_config={
+            "pages": st.column_config.NumberColumn("pages", help="Pages in a PDF"),
             "chunks": st.column_config.NumberColumn("passages"),
-            "note": st.column_config.TextColumn("note", width="large"),
+            "note": st.column_config.TextColumn("note", width="large", help="Why a file was skipped, or warnings"),
         },
     )
 
@@ -153,13 +155,19 @@ if chunks:
         help="See the passages Chronicler cut this file into: each is searched on its own.",
     )
     picked = [c for c in chunks if c.source == source]
-    st.caption(f"{len(picked)} passages")
+    on_pages = {c.page for c in picked if c.page is not None}
+    st.caption(f"{len(picked)} passages" + (f" from {len(on_pages)} pages" if on_pages else ""))
     st.dataframe(
         chunks_frame(picked),
         hide_index=True,
         width="stretch",
         key="preview_table",
-        column_config={"text": st.column_config.TextColumn("text", width="large")},
+        column_config={
+            "text": st.column_config.TextColumn("text", width="large"),
+            "session": st.column_config.TextColumn(
+                "session", help="The session number and where it came from, or where a passage without one is from"
+            ),
+        },
     )
 
     # -- delete ---------------------------------------------------------------------------------------

@@ -5,6 +5,11 @@ the natural passage: it is what a player remembers and what evidence spans sit i
 sections, paragraphs between bullets) is packed by whole paragraphs for the same reason. Every chunk
 keeps the file lines it came from, so a citation can point back into the note.
 
+Other files (``rag.formats``) arrive as Notes with Markdown-like bodies and take the same path, with two
+differences: a PDF's pages are never mixed in one chunk (each chunk keeps its page, and is named
+"Handout 3, p. 4"), and an e-mail is cut by paragraph, since a recap mail is written one event per paragraph
+the way session notes are written one event per bullet.
+
 Sizes: a piece never exceeds ``max_chars`` (heading prefix included, unless the heading alone is huge);
 long text is cut on sentence boundaries with overlap; a tiny bullet ("- Group Investigation") is merged
 with its neighbours under the same heading, because alone it would match nothing useful.
@@ -82,6 +87,7 @@ def _join(parts: list[_Piece], seps: list[str], prose: bool = False) -> _Piece:
 class _Section:
     heading: _Piece | None
     units: list[_Piece] = field(default_factory=list)
+    page: int | None = None
 
 
 def _line(text: str, no: int, prefix: str = "", raw: bool = False) -> _Piece:
@@ -98,8 +104,12 @@ def _indent(ws: str) -> int:
 
 
 def _parse(note: Note) -> list[_Section]:
-    """Walk the body once, grouping lines into sections of bullet items and paragraphs."""
-    sections = [_Section(None)]
+    """Walk the body once, grouping lines into sections of bullet items and paragraphs.
+
+    A new PDF page opens a new section under the same heading, so no chunk straddles two pages."""
+    page = note.page_at(note.body_line)
+    sections = [_Section(None, page=page)]
+    by_paragraph = note.file_type == "email"
     item: list[_Piece] = []
     stack: list[int] = []  # indents of the open bullets of the current item; [0] is the top-level one
     para: list[_Piece] = []
@@ -115,11 +125,16 @@ def _parse(note: Note) -> list[_Section]:
     def close_para() -> None:
         kept = [p for p in para if p.text.strip()]
         if any(_has_words(p.text) for p in kept):
-            sections[-1].units.append(_join(kept, ["\n"] * (len(kept) - 1), prose=True))
+            sections[-1].units.append(_join(kept, ["\n"] * (len(kept) - 1), prose=not by_paragraph))
         para.clear()
 
     for i, raw in enumerate(strip_comments(note.body).split("\n")):
         no, line = note.body_line + i, raw.rstrip("\r")
+        if note.pages and (now := note.page_at(no)) != page:
+            close_item()
+            close_para()
+            page = now
+            sections.append(_Section(sections[-1].heading, page=page))
         if fence is not None:
             if line.strip().startswith(fence[0]) and not line.strip().strip(fence[0][0]):
                 fence = None
@@ -256,6 +271,7 @@ def _pack(units: list[_Piece], budget: int, min_chars: int) -> list[_Piece]:
 def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]:
     """The note's chunks in reading order, positions 0, 1, 2, …"""
     chunks: list[Chunk] = []
+    on_page: dict[int | None, int] = {}  # chunks so far per page, for "p. 4 · Part 2"
     for section in _parse(note):
         prefix = _prefix(note, section.heading, config)
         budget = max(config.max_chars - (len(prefix.text) + 1 if prefix else 0), config.max_chars // 2)
@@ -267,13 +283,14 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
                 continue
             full = _join([prefix, piece], ["\n"]) if prefix else piece
             entities, aliases = entities_of(full.links)
+            on_page[section.page] = on_page.get(section.page, 0) + 1
             chunks.append(
                 Chunk(
                     campaign=campaign,
                     source=note.source,
                     position=len(chunks),
                     text=full.text,
-                    name=_name(note, len(chunks)),
+                    name=_name(note, len(chunks), section.page, on_page[section.page]),
                     heading=section.heading.text if section.heading else "",
                     session=note.session,
                     campaign_no=note.campaign_no,
@@ -283,23 +300,38 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
                     aliases=tuple(aliases),
                     line_start=piece.line_start,
                     line_end=piece.line_end,
+                    page=section.page,
+                    file_type=note.file_type,
+                    sender=note.sender,
+                    subject=note.subject,
+                    date=note.date,
+                    session_from=note.session_from,
                 )
             )
     return chunks
 
 
 def _prefix(note: Note, heading: _Piece | None, config: ChunkingConfig) -> _Piece | None:
-    """Scene heading; pages (not sessions) also get their title, since "Goal" alone says whose goal."""
+    """Scene heading; pages (not sessions) also get their title, since "Goal" alone says whose goal. So do
+    PDFs, mails and documents, whose title ("Handout 3") is how players refer to them."""
     if not config.heading_prefix:
         return None
     parts = [heading] if heading and heading.text else []
-    if note.kind != "session" and note.title and not (heading and heading.text == note.title):
+    titled = note.kind != "session" or note.file_type != "markdown"
+    if titled and note.title and not (heading and heading.text == note.title):
         parts.insert(0, _Piece(note.title, [(0, heading.line_start if heading else note.body_line)]))
     return _join(parts, ["\n"] * (len(parts) - 1)) if parts else None
 
 
-def _name(note: Note, position: int) -> str:
-    if note.kind == "session" and note.session is not None:
+def _name(note: Note, position: int, page: int | None = None, nth_on_page: int = 1) -> str:
+    """How citations name a chunk: "Session 5 · Part 3", "Foreman Herris · Part 1", "Handout 3, p. 4".
+
+    Other files than Markdown are named by their title even when they hold a session number: an e-mailed
+    "Session 12 recap" must not share names with ``Session 12.md``, or a citation could not tell them apart."""
+    if page is not None:
+        label = f"{note.title}, p. {page}"
+        return label if nth_on_page == 1 else f"{label} · Part {nth_on_page}"
+    if note.kind == "session" and note.session is not None and note.file_type == "markdown":
         label = f"Session {format_session(note.session)}"
         if note.campaign_no is not None:
             label = f"C{note.campaign_no} {label}"

@@ -33,6 +33,9 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session-min", type=float)
     p.add_argument("--source", action="append", default=[], help="only this file (repeatable)")
     p.add_argument("--entity", action="append", default=[], help="only chunks that mention this (repeatable)")
+    p.add_argument("--sender", action="append", default=[],
+                   help="only e-mail from this address, name or first name (repeatable)")
+    p.add_argument("--subject", default="", help="only e-mail whose subject has all these words")
     p.add_argument("--expand", type=int, metavar="N",
                    help="LLM query expansion: also search N other phrasings (needs answer.backend: openai)")
     p.add_argument("--rerank", action="store_true", help="re-order the best passages with reranker.backend")
@@ -135,6 +138,8 @@ def filters_from_args(args: argparse.Namespace) -> Filters:
             session_max=args.session_max,
             sources=tuple(args.source),
             entities=tuple(args.entity),
+            senders=tuple(args.sender),
+            subject=args.subject,
         )
     except ValueError as err:
         raise ChroniclerError(str(err)) from None

@@ -35,6 +35,8 @@ class FileReport:
     updated: int = 0
     deleted: int = 0
     reason: str = ""  # why a file was skipped, or its parse warnings
+    file_type: str = ""  # what the file was read as: markdown, pdf, email, html, docx ("" when skipped)
+    pages: int | None = None  # PDF: pages in the file
 
 
 @dataclass
@@ -136,7 +138,9 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
         else:
             status = "unchanged"
         reason = "; ".join(note.warnings) or ("" if n else "no text to index")
-        report.per_file.append(FileReport(src, status, n, added[src], updated[src], stale_sources[src], reason))
+        report.per_file.append(
+            FileReport(src, status, n, added[src], updated[src], stale_sources[src], reason, note.file_type, note.page_count)
+        )
     live = {n.source for n in notes}
     for src, count in sorted(stale_sources.items()):
         if src not in live:

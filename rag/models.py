@@ -6,14 +6,28 @@ not three stages later inside Qdrant or a chart.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import re
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 Session = int | float | None  # "Session 20.5.md" exists in real vaults
 _ID_NAMESPACE = uuid.UUID("6f1c2d1e-6a55-4c8e-9d3b-6d2f0b9a7c11")
+
+
+# What a file was read as. Markdown and .txt notes are "markdown"; the others come from rag.formats.
+FILE_TYPES = ("markdown", "pdf", "email", "html", "docx")
+# Where a session number came from when not from the file name ("" = the file name, or no number).
+SESSION_ORIGINS = ("", "front matter", "title", "subject")
+_WORD = re.compile(r"\w+")
+
+# Fields added for non-Markdown files, with their unset value. ``Chunk.payload`` leaves a field out while it
+# is unset, so a Markdown note's payload and content hash are what they were before these fields existed
+# (no re-embedding of existing indexes).
+_OPTIONAL = {"page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": ""}
 
 
 def format_session(session: Session) -> str:
@@ -35,14 +49,66 @@ class Note:
     session: Session = None
     campaign_no: int | None = None  # the ``C2`` of ``C2 Session 20.md``
     kind: str = "session"  # "session", else the note's folder (or "note" at the top level)
-    front_matter: dict[str, Any] = field(default_factory=dict)
+    front_matter: dict[str, Any] = field(default_factory=dict)  # e-mail: from, to, cc, subject, date
     warnings: tuple[str, ...] = ()
+    file_type: str = "markdown"  # see FILE_TYPES
+    # PDF: (first body line, page number) of every page that has text, ascending; () for other files.
+    pages: tuple[tuple[int, int], ...] = ()
+    page_count: int | None = None  # PDF: pages in the file, with or without text
+    sender: str = ""  # e-mail From, "Name <address>"
+    subject: str = ""  # e-mail Subject, as written
+    date: str = ""  # e-mail Date as an ISO date (YYYY-MM-DD): the day the recap was sent
+    session_from: str = ""  # see SESSION_ORIGINS
 
     def __post_init__(self):
         if not self.source or self.source.startswith("/") or ".." in self.source.split("/"):
             raise ValueError(f"Note.source must be a relative path inside the vault, got {self.source!r}")
         if self.session is not None and self.session < 0:
             raise ValueError(f"Note.session must be >= 0, got {self.session}")
+        object.__setattr__(self, "pages", tuple((int(line), int(page)) for line, page in self.pages))
+        if any(page < 1 for _, page in self.pages) or list(self.pages) != sorted(set(self.pages)):
+            raise ValueError(f"Note.pages must be ascending (line, page >= 1) pairs, got {self.pages}")
+        if self.page_count is not None and self.page_count < len(self.pages):
+            raise ValueError("Note.page_count must not be below the number of pages with text")
+        _check_common(self, "Note")
+
+    def page_at(self, line: int) -> int | None:
+        """The page a body line is on (None for files without pages)."""
+        if not self.pages:
+            return None
+        page = self.pages[0][1]
+        for first, number in self.pages:
+            if first > line:
+                break
+            page = number
+        return page
+
+
+def _check_common(obj: Any, what: str) -> None:
+    """Validation shared by Note and Chunk for the fields of non-Markdown files."""
+    if obj.file_type not in FILE_TYPES:
+        raise ValueError(f"{what}.file_type must be one of {', '.join(FILE_TYPES)}, got {obj.file_type!r}")
+    if obj.session_from not in SESSION_ORIGINS:
+        raise ValueError(f"{what}.session_from must be one of {SESSION_ORIGINS}, got {obj.session_from!r}")
+    if obj.date:
+        try:
+            dt.date.fromisoformat(obj.date)
+        except ValueError:
+            raise ValueError(f"{what}.date must be an ISO date (YYYY-MM-DD), got {obj.date!r}") from None
+
+
+def match_words(text: str) -> list[str]:
+    """Lower-cased words, in order, without repeats: how subjects and senders are matched by filters."""
+    return list(dict.fromkeys(w.casefold() for w in _WORD.findall(text)))
+
+
+def sender_keys(sender: str) -> list[str]:
+    """What a sender filter can name: the address, its local part, the display name and its words."""
+    from email.utils import parseaddr
+
+    name, address = parseaddr(sender)
+    keys = [address.casefold(), address.split("@", 1)[0].casefold(), " ".join(name.split()).casefold()]
+    return [k for k in dict.fromkeys(keys + match_words(name)) if k]
 
 
 @dataclass(frozen=True)
@@ -65,6 +131,13 @@ class Chunk:
     line_end: int = 0
     id: str = ""
     content_hash: str = ""
+    # Set for PDF, e-mail, HTML and Word files only; left out of the payload while unset (see _OPTIONAL).
+    page: int | None = None  # PDF page the passage is on (1-based)
+    file_type: str = "markdown"
+    sender: str = ""
+    subject: str = ""
+    date: str = ""  # ISO date
+    session_from: str = ""
 
     def __post_init__(self):
         if not self.campaign:
@@ -75,6 +148,9 @@ class Chunk:
             raise ValueError("Chunk.position must be >= 0")
         if self.line_end < self.line_start:
             raise ValueError("Chunk.line_end must be >= line_start")
+        if self.page is not None and (isinstance(self.page, bool) or int(self.page) != self.page or self.page < 1):
+            raise ValueError(f"Chunk.page must be a page number >= 1, got {self.page!r}")
+        _check_common(self, "Chunk")
         object.__setattr__(self, "entities", tuple(self.entities))
         object.__setattr__(self, "aliases", tuple(tuple(a) for a in self.aliases))
         if not self.id:
@@ -89,9 +165,18 @@ class Chunk:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
 
     def payload(self) -> dict[str, Any]:
+        """The stored form. Unset optional fields are left out; a set sender or subject also stores the
+        lower-cased keys the store filters match (``sender_keys``, ``subject_words``)."""
         data = asdict(self)
         data["entities"] = list(self.entities)
         data["aliases"] = [list(a) for a in self.aliases]
+        for key, unset in _OPTIONAL.items():
+            if data[key] == unset:
+                del data[key]
+        if self.sender:
+            data["sender_keys"] = sender_keys(self.sender)
+        if self.subject:
+            data["subject_words"] = match_words(self.subject)
         return data
 
     @classmethod
@@ -122,6 +207,8 @@ class Filters:
     sources: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    senders: tuple[str, ...] = ()  # e-mail from any of these: address, its local part, name or a word of it
+    subject: str = ""  # e-mail whose subject has every word of this (case-insensitive)
 
     def __post_init__(self):
         if (
@@ -133,6 +220,13 @@ class Filters:
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "entities", tuple(self.entities))
         object.__setattr__(self, "kinds", tuple(self.kinds))
+        senders = (" ".join(s.split()).casefold() for s in self.senders)
+        object.__setattr__(self, "senders", tuple(s for s in senders if s))
+        object.__setattr__(self, "subject", " ".join(self.subject.split()))
+
+    @property
+    def subject_words(self) -> list[str]:
+        return match_words(self.subject)
 
     def is_empty(self) -> bool:
         return self == Filters()
@@ -175,6 +269,7 @@ class Hit:
             "heading": c.heading,
             "text": c.text,
             "entities": list(c.entities),
+            **{k: getattr(c, k) for k in ("page", "sender", "subject", "date") if getattr(c, k) != _OPTIONAL[k]},
         }
 
 

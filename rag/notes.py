@@ -4,6 +4,9 @@ A vault is whatever players keep: Obsidian folders with images, hidden app folde
 saved by Windows editors, the odd binary. One bad file must never stop an index run, so every file
 that cannot be used becomes a ``Skipped`` with a reason a player understands, and the rest goes on.
 Only the folder's own files are read: a link pointing elsewhere is reported, not followed.
+
+PDF, e-mail, HTML and Word files are read by ``rag.formats`` into the same ``Note``; their reasons for
+being skipped ("no text layer (scanned?)") come back here as ``Skipped`` like any other.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 import yaml
 
+from rag import formats
 from rag.config import NotesConfig
 from rag.errors import ConfigError, NotesError
 from rag.markdown import clean_inline
@@ -84,18 +89,23 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
     target = path.resolve()
     if root not in target.parents:
         return Skipped(source, "link outside the notes folder")
+    suffix = path.suffix.lower()
     try:
         if not target.is_file():
             return Skipped(source, "not a regular file")
-        limit = config.max_file_mb * 1024 * 1024
-        if target.stat().st_size > limit:
-            return Skipped(source, f"larger than {config.max_file_mb:g} MB limit")
+        mb = config.max_document_mb if suffix in formats.DOCUMENTS else config.max_file_mb
+        if target.stat().st_size > mb * 1024 * 1024:
+            return Skipped(source, f"larger than {mb:g} MB limit")
         data = target.read_bytes()
     except OSError as err:
         return Skipped(source, f"cannot be read: {(err.strerror or str(err)).lower()}")
+    if formats.reader(suffix) is not None:
+        return _read_document(data, source, suffix, config)
     text, problem, warning = decode(data)
     if problem:
         return Skipped(source, problem)
+    if suffix == ".txt" and formats.looks_like_mail(text):  # a plain-text mail export
+        return _read_document(data, source, ".eml", config)
     note = parse_note(text, source, config)
     if not note.body.strip():
         header = config.narrative_header.strip()
@@ -103,6 +113,19 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
             return Skipped(source, f"nothing after the '{header}' header")
         return Skipped(source, "no text besides the front matter and title")
     return note if not warning else _with_warning(note, warning)
+
+
+def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig) -> Note | Skipped:
+    """A PDF, e-mail, HTML or Word file through its ``rag.formats`` reader; its reason when unreadable."""
+    if not data.strip():
+        return Skipped(source, "empty file")
+    try:
+        note = formats.read(data, source, suffix, config)
+    except formats.Unreadable as err:
+        return Skipped(source, err.reason)
+    if not note.body.strip():
+        return Skipped(source, "no text in the document")
+    return note
 
 
 def _with_warning(note: Note, warning: str) -> Note:
@@ -139,8 +162,13 @@ def _nonempty(text: str, warning: str | None) -> tuple[str, str | None, str | No
     return text, None, warning
 
 
-def parse_note(text: str, source: str, config: NotesConfig) -> Note:
-    """Split one file's text into front matter, title and narrative body (see ``Note``)."""
+def parse_note(
+    text: str, source: str, config: NotesConfig, titles: Sequence[tuple[str, str]] = ()
+) -> Note:
+    """Split one file's text into front matter, title and narrative body (see ``Note``).
+
+    ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
+    none, tried after the front matter and the note's own title (a document title, an e-mail subject)."""
     lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]
     warnings: list[str] = []
     front, start = _front_matter(lines, warnings)
@@ -162,9 +190,13 @@ def parse_note(text: str, source: str, config: NotesConfig) -> Note:
             body_start = first + 1
     stem = PurePosixPath(source).name
     stem = _strip_extension(stem, config)
-    if not title and isinstance(front.get("title"), str | int | float) and str(front["title"]).strip():
-        title = str(front["title"]).strip()
+    front_title = str(front["title"]).strip() if isinstance(front.get("title"), str | int | float) else ""
+    title = title or front_title
     session, campaign_no = session_from_name(source, config)
+    session_from = ""
+    if session is None:
+        candidates = [(title, "title"), (front_title, "title"), *titles]
+        session, campaign_no, session_from = session_from_text(front, candidates, config)
     is_session = session is not None
     if session is not None and session < 0:
         warnings.append(f"session number {session} is below 0 after notes.session_offset; stored without one")
@@ -183,6 +215,7 @@ def parse_note(text: str, source: str, config: NotesConfig) -> Note:
         kind="session" if is_session else (parent or "note"),
         front_matter=front,
         warnings=tuple(warnings),
+        session_from=session_from if session is not None else "",
     )
 
 
@@ -232,14 +265,47 @@ def _strip_extension(name: str, config: NotesConfig) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _pattern(pattern: str) -> re.Pattern:
+def _pattern(pattern: str, key: str = "session_pattern") -> re.Pattern:
     try:
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as err:
-        raise ConfigError(f"notes.session_pattern is not a valid regular expression: {err}.") from None
+        raise ConfigError(f"notes.{key} is not a valid regular expression: {err}.") from None
     if "session" not in compiled.groupindex:
-        raise ConfigError("notes.session_pattern needs a named group (?P<session>...) for the number.")
+        raise ConfigError(f"notes.{key} needs a named group (?P<session>...) for the number.")
     return compiled
+
+
+def _number(m: re.Match | None, config: NotesConfig) -> tuple[Session, int | None]:
+    if m is None or m.group("session") is None:
+        return None, None
+    number = float(m.group("session")) + config.session_offset
+    session: Session = int(number) if number.is_integer() else number
+    campaign = m.groupdict().get("campaign")
+    return session, int(campaign) if campaign else None
+
+
+def session_from_text(
+    front: dict, titles: Sequence[tuple[str, str]], config: NotesConfig
+) -> tuple[Session, int | None, str]:
+    """``(session, campaign_no, origin)`` for a file whose name has no session number.
+
+    A front matter ``session: 12`` is taken as written (it is explicit, so no offset); else the first title
+    (``(text, origin)`` pairs, origin "title" or "subject") in which ``notes.title_session_pattern`` finds a
+    number, with ``session_offset`` added as for file names. ``(None, None, "")`` when there is none."""
+    value = front.get("session")
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            value = None
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf"):
+        return (int(value) if float(value).is_integer() else float(value)), None, "front matter"
+    pattern = _pattern(config.title_session_pattern, "title_session_pattern")
+    for text, origin in titles:
+        session, campaign_no = _number(pattern.search(text), config) if text else (None, None)
+        if session is not None:
+            return session, campaign_no, origin
+    return None, None, ""
 
 
 def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | None]:
@@ -254,9 +320,4 @@ def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | 
     m = pattern.search(stem)
     if m is None and (short := _NAME_SUFFIX.match(stem)):
         m = pattern.search(short.group(1))
-    if m is None or m.group("session") is None:
-        return None, None
-    number = float(m.group("session")) + config.session_offset
-    session: Session = int(number) if number.is_integer() else number
-    campaign = m.groupdict().get("campaign")
-    return session, int(campaign) if campaign else None
+    return _number(m, config)

@@ -217,11 +217,17 @@ def hits_per_session_figure(candidates: Sequence[Hit], shown: Sequence[Hit]) -> 
     return _stacked_counts(fig, "Passages per session", "session", xaxis_type="category")
 
 
+FILE_TYPE_LABELS = {"markdown": "notes", "pdf": "PDF", "email": "e-mail", "html": "web page", "docx": "Word"}
+
+
 def report_frame(report: IndexReport) -> pd.DataFrame:
+    """One row per file: what it was read as (PDF pages, passages) or why it was skipped."""
     rows = [
         {
             "file": f.source,
+            "read as": FILE_TYPE_LABELS.get(f.file_type, f.file_type),
             "status": f.status,
+            "pages": f.pages,
             "chunks": f.chunks,
             "added": f.added,
             "updated": f.updated,
@@ -230,7 +236,21 @@ def report_frame(report: IndexReport) -> pd.DataFrame:
         }
         for f in report.per_file
     ]
-    return pd.DataFrame(rows, columns=["file", "status", "chunks", "added", "updated", "deleted", "note"])
+    columns = ["file", "read as", "status", "pages", "chunks", "added", "updated", "deleted", "note"]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["pages"] = frame["pages"].astype("Int64")  # <NA> for files without pages, never 0
+    return frame
+
+
+def chunk_session(chunk: Chunk) -> str:
+    """The session and where its number came from ("12 (from subject)"); without one, where the passage is
+    from instead of a bare "no session": the mail's sender and date, or the file."""
+    if chunk.session is not None:
+        origin = f" (from {chunk.session_from})" if chunk.session_from else ""
+        return format_session(chunk.session) + origin
+    if chunk.sender:
+        return f"{NO_SESSION}: mail from {chunk.sender}" + (f", {chunk.date}" if chunk.date else "")
+    return f"{NO_SESSION}: {chunk.source}"
 
 
 def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
@@ -238,6 +258,8 @@ def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
         {
             "#": c.position + 1,
             "name": c.name,
+            "session": chunk_session(c),
+            "page": c.page,
             "heading": c.heading,
             "lines": f"{c.line_start}–{c.line_end}",
             "entities": ", ".join(c.entities),
@@ -245,7 +267,9 @@ def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
         }
         for c in chunks
     ]
-    return pd.DataFrame(rows, columns=["#", "name", "heading", "lines", "entities", "text"])
+    frame = pd.DataFrame(rows, columns=["#", "name", "session", "page", "heading", "lines", "entities", "text"])
+    frame["page"] = frame["page"].astype("Int64")
+    return frame
 
 
 def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:

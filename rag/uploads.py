@@ -1,5 +1,8 @@
 """Saving uploaded notes (single files or a zipped Obsidian vault) under ``<data_dir>/uploads/<campaign>/``.
 
+Notes are any of ``notes.extensions``: Markdown and text, but also PDF, Word and .eml files, so every file is
+handled as bytes and written as received; reading them is ``rag.notes``' job.
+
 Everything a browser sends is untrusted: names are checked before anything is written (no ``..``, no
 absolute or drive paths, no symlinks), and a zip is refused whole when it has too many files or too
 many bytes once unpacked. Sizes declared in a zip's directory can lie, so bytes are also counted while
@@ -23,7 +26,7 @@ from rag.config import Config
 from rag.errors import ChroniclerError
 
 MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
-MAX_TOTAL_MB = 200  # unpacked; notes are text, so more than this is almost surely not a vault
+MAX_TOTAL_MB = 200  # unpacked; notes and a few PDF handouts, so more than this is almost surely not a vault
 IGNORED_DIRS = {"__MACOSX"}  # plus every hidden folder: .obsidian, .trash, .git
 SOURCES_FILE = "campaign_sources.json"
 
@@ -126,7 +129,7 @@ def plan_upload(
     if declared > max_total_mb * 1024 * 1024:
         raise UploadError(
             f"Refused: the notes would take more than {max_total_mb:g} MB unpacked. Nothing was saved.",
-            hint="Session notes are text; check the zip holds your vault.",
+            hint="Check the zip holds your vault, and leave out images and other large files.",
         )
     return planned, ignored
 
@@ -140,9 +143,11 @@ def save_uploads(
     max_total_mb: float = MAX_TOTAL_MB,
 ) -> SaveResult:
     """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks)."""
+    extensions = list(extensions)
     planned, ignored = plan_upload(uploads, extensions, max_files, max_total_mb)
     if not planned:
-        raise UploadError("None of the uploaded files are notes (.md or .txt). Nothing was saved.")
+        kinds = ", ".join(sorted({e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}))
+        raise UploadError(f"None of the uploaded files are notes ({kinds}). Nothing was saved.")
     limit = max_total_mb * 1024 * 1024
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".upload-", dir=dest.parent))

@@ -62,6 +62,8 @@ INDEXES = {
     "source": qe.PayloadSchemaType.Keyword,
     "entities": qe.PayloadSchemaType.Keyword,
     "kind": qe.PayloadSchemaType.Keyword,
+    "sender_keys": qe.PayloadSchemaType.Keyword,  # e-mail chunks only (see Chunk.payload)
+    "subject_words": qe.PayloadSchemaType.Keyword,
 }
 
 
@@ -79,6 +81,10 @@ def build_filter(filters: Filters | None) -> qe.Filter | None:
     for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
         if values:
             must.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
+    if filters.senders:  # lower-cased keys on both sides: address, its local part, name, name words
+        must.append(qe.FieldCondition("sender_keys", match=qe.MatchAny(list(filters.senders))))
+    for word in filters.subject_words:  # every word of the subject filter must be in the subject
+        must.append(qe.FieldCondition("subject_words", match=qe.MatchValue(word)))
     return qe.Filter(must=must)
 
 

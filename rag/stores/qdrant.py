@@ -47,6 +47,8 @@ INDEXES: dict[str, Any] = {
     "source": models.PayloadSchemaType.KEYWORD,
     "entities": models.PayloadSchemaType.KEYWORD,
     "kind": models.PayloadSchemaType.KEYWORD,
+    "sender_keys": models.PayloadSchemaType.KEYWORD,  # e-mail chunks only (see Chunk.payload)
+    "subject_words": models.PayloadSchemaType.KEYWORD,
 }
 TEXT_INDEX = models.TextIndexParams(
     type=models.TextIndexType.TEXT,
@@ -74,6 +76,10 @@ def build_filter(filters: Filters | None) -> models.Filter | None:
     for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
         if values:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
+    if filters.senders:  # lower-cased keys on both sides: address, its local part, name, name words
+        must.append(models.FieldCondition(key="sender_keys", match=models.MatchAny(any=list(filters.senders))))
+    for word in filters.subject_words:  # every word of the subject filter must be in the subject
+        must.append(models.FieldCondition(key="subject_words", match=models.MatchValue(value=word)))
     return models.Filter(must=must)
 
 
