@@ -18,7 +18,7 @@ from rag.models import Answer, Citation, Filters, Hit
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
-_LABELISH = re.compile(r"\b(session|part|episode)\s*\d", re.IGNORECASE)
+_LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(he|she|him|her|his|hers|they|them|their|it|its|that|those|there|then|after that|afterwards|"
     r"this|these|same)\b|^(and|but|so|what about|how about)\b",
@@ -48,7 +48,9 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     by_name = {_norm_label(h.chunk.name): h.chunk.id for h in hits}
     citations: list[Citation] = []
     for match in _BRACKET.finditer(text):
-        for label in re.split(r"\s*[;,]\s*(?=\D*\d)", match.group(1)):
+        whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two
+        parts = [whole] if _norm_label(whole) in by_name else re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
+        for label in parts:
             label = label.strip()
             key = _norm_label(label)
             chunk_id = by_name.get(key)
