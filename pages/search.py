@@ -4,12 +4,13 @@ and where the threshold cuts. The sidebar's mode, top-k, threshold and session c
 from __future__ import annotations
 
 import re
+from email.utils import parseaddr
 
 import streamlit as st
 
 import app_state as state
 from rag.errors import CampaignNotFoundError, ChroniclerError
-from rag.models import format_session
+from rag.models import Filters, format_session
 from rag.ui_data import (
     STAGE_LABELS,
     STAGES,
@@ -57,6 +58,18 @@ if not question.strip():
     st.stop()
 
 cfg, filters = state.search_settings(config)
+try:
+    senders = sorted({c.sender for c in state.campaign_chunks(config, campaign) if c.sender})
+except ChroniclerError:
+    senders = []
+if senders:  # only campaigns with e-mailed notes have anything to filter by here
+    with st.expander("E-mail filters", icon=":material/mail:"):
+        left, right = st.columns(2)
+        chosen = left.multiselect("From", senders, key="f_senders", help="Only mails from these senders.")
+        subject = right.text_input("Subject has the words", key="f_subject",
+                                   help="Only mails whose subject contains every one of these words.")
+    addresses = tuple(parseaddr(sender)[1] or sender for sender in chosen)  # what the store's sender keys hold
+    filters = Filters(**{**vars(filters), "senders": addresses, "subject": subject.strip()})
 try:
     result = state.pipeline(cfg).retrieve(question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode)
 except ChroniclerError as err:

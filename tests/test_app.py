@@ -440,3 +440,20 @@ def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path
     assert "tames a bear" in set(table["found by"]) and table["rerank"].notna().any()
     movement = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert any("reranking moved" in (c["layout"].get("title", {}).get("text") or "") for c in movement)
+
+
+def test_search_filters_mailed_notes_by_sender(tmp_path):
+    from tests.docfiles import MAIL_FROM, recap_eml
+
+    vault = write_vault(tmp_path / "vault")
+    recap_eml(vault / "mail" / "recap.eml")
+    recap_eml(vault / "mail" / "other.eml", subject="Session 13 recap", sender="Bram <bram@example.com>")
+    app_state.pipeline(load_config()).index(vault, "demo")
+    app_state.changed()
+    at = start("pages/search.py")
+    at.radio(key="mode").set_value("keyword")
+    at.text_input(key="question").set_value("jade frog Xandala")
+    at.run()
+    assert len(set(at.dataframe[0].value["source"]) & {"mail/recap.eml", "mail/other.eml"}) == 2
+    at.multiselect(key="f_senders").set_value([MAIL_FROM]).run()
+    assert not at.exception and set(at.dataframe[0].value["source"]) == {"mail/recap.eml"}
