@@ -31,7 +31,7 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 
 # Sidebar widget keys, read by the pages.
 CAMPAIGN, MODE, TOP_K, SESSION_CAP, RERANK = "campaign", "mode", "top_k", "session_cap", "rerank"
-EXPAND, PHRASINGS = "expand", "phrasings"
+EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
 EXPAND_HELP = (
     "Query expansion: a language model writes other ways to ask your question (other words, the names "
     "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
@@ -303,6 +303,8 @@ def search_settings(config: Config) -> tuple[Config, Filters]:
     threshold = st.session_state.get(threshold_key(mode))
     cfg.retrieval.score_threshold = float(threshold) if threshold else None
     cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
+    if st.session_state.get(KEYWORD_WEIGHT) is not None:
+        cfg.retrieval.keyword_weight = float(st.session_state[KEYWORD_WEIGHT])
     cfg.retrieval.query_expansion = bool(st.session_state.get(EXPAND, config.retrieval.query_expansion))
     cfg.retrieval.expansion_variants = int(st.session_state.get(PHRASINGS) or config.retrieval.expansion_variants)
     cap = st.session_state.get(SESSION_CAP)

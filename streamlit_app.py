@@ -61,6 +61,11 @@ with st.sidebar:
     mode = st.radio(
         "How to search", list(state.MODES), key=state.MODE, format_func=state.MODES.get, help=state.MODE_HELP
     )
+    if mode == "hybrid":
+        st.session_state.setdefault(state.KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
+        st.slider("Weight of exact words", 0.0, 4.0, step=0.25, key=state.KEYWORD_WEIGHT,
+                  help="Hybrid weight: how much the exact-word ranking counts against the meaning ranking "
+                  "(1 = equal). Higher favours names; lower favours paraphrases.")
     st.session_state.setdefault(state.TOP_K, min(config.retrieval.k, 20))
     st.slider(
         "Passages to show (top-k)",

@@ -457,3 +457,15 @@ def test_search_filters_mailed_notes_by_sender(tmp_path):
     assert len(set(at.dataframe[0].value["source"]) & {"mail/recap.eml", "mail/other.eml"}) == 2
     at.multiselect(key="f_senders").set_value([MAIL_FROM]).run()
     assert not at.exception and set(at.dataframe[0].value["source"]) == {"mail/recap.eml"}
+
+
+def test_hybrid_weight_slider_changes_the_fusion(tmp_path):
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("Grog greataxe duergar")
+    at.run()
+    before = at.dataframe[0].value["fused"].max()
+    at.slider(key="keyword_weight").set_value(0.0).run()
+    assert not at.exception
+    fused = at.dataframe[0].value["fused"]
+    assert fused.max() == pytest.approx(1 / 11) and fused.max() < before  # dense ranks alone: 1 / (rrf_k + 1)
