@@ -208,7 +208,8 @@ def train(args, examples: list[dict]) -> None:
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     budget = args.budget_min * 60
-    plan = {"total": len(batches)}  # replaced once the first steps are timed
+    # steps to train: --max-steps, else all batches until the first steps are timed against the budget
+    plan = {"total": min(len(batches), args.max_steps) if args.max_steps else len(batches)}
 
     def lr_at(step: int) -> float:
         warm = max(1, int(args.warmup * plan["total"]))
@@ -240,7 +241,7 @@ def train(args, examples: list[dict]) -> None:
         optimizer.zero_grad(set_to_none=True)
         running.append(loss.item())
         elapsed = time.perf_counter() - started
-        if step + 1 == args.calibrate_steps:
+        if step + 1 == args.calibrate_steps and not args.max_steps:
             per_step = elapsed / (step + 1)
             fit = int(budget / per_step)
             plan["total"] = min(len(batches), max(fit, step + 2))
@@ -256,7 +257,7 @@ def train(args, examples: list[dict]) -> None:
             running = []
         if step + 1 >= plan["total"]:
             break
-        if elapsed > 1.25 * budget:  # the machine got slower than the first steps said
+        if not args.max_steps and elapsed > 1.25 * budget:  # the machine got slower than the first steps said
             log(f"stopping at step {step + 1}: past 1.25 x the budget")
             break
     minutes = (time.perf_counter() - started) / 60
@@ -350,6 +351,12 @@ def main(argv=None) -> None:
     ap.add_argument("--max-length", type=int, default=256, help="tokens per (question, passage) pair")
     ap.add_argument("--max-questions", type=int, default=0, help="use at most this many questions (0: all)")
     ap.add_argument("--budget-min", type=float, default=40.0, help="stop training after about this many minutes")
+    ap.add_argument(
+        "--max-steps",
+        type=int,
+        default=0,
+        help="train exactly this many steps (LR schedule planned for them), ignoring the budget",
+    )
     ap.add_argument("--calibrate-steps", type=int, default=10, help="steps timed to fit the budget")
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
