@@ -113,7 +113,7 @@ def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
 
 
 def named_sessions(question: str, filters: Filters) -> Filters:
-    """"What happened in session 5?" searches session 5 only (and a follow-up carries "session 5" over, see
+    """A question like "What happened in session 5?" searches session 5 only (and a follow-up carries "session 5" over, see
     ``offline_rewrite``). It only ever narrows: an "as of session N" cap from the sidebar still holds, so a
     question about a later session is searched up to the cap, never beyond it."""
     named = [float(m.group(1)) for m in _IN_SESSION.finditer(question)]
