@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag.config import Config, load_config, slug
+from rag.config import Config, RetrievalConfig, load_config, slug
 from rag.embedders import Embedder, get_embedder
 from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.models import Chunk, Filters
@@ -32,6 +32,7 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 # Sidebar widget keys, read by the pages.
 CAMPAIGN, MODE, TOP_K, SESSION_CAP, RERANK = "campaign", "mode", "top_k", "session_cap", "rerank"
 EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
+MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
 EXPAND_HELP = (
     "Query expansion: a language model writes other ways to ask your question (other words, the names "
     "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
@@ -55,13 +56,22 @@ def threshold_key(mode: str) -> str:
     return f"threshold_{mode}"
 
 
+def exact_word_weights(retrieval: RetrievalConfig, weight: float) -> tuple[float, float]:
+    """(keyword, context) weights for the sidebar's "weight of exact words": both keyword stages move
+    together, keeping the configured ratio between them."""
+    if not retrieval.keyword_weight:  # no ratio to keep: the slider moves the keyword stage alone
+        return weight, retrieval.context_weight
+    return weight, weight * retrieval.context_weight / retrieval.keyword_weight
+
+
 def threshold_range(mode: str, config: Config) -> tuple[float, float, float]:
     """(max, step, default) of the threshold slider; 0 means "no threshold"."""
     if mode == "keyword":
         top, step = 20.0, 0.1
-    elif mode == "hybrid":
+    elif mode == "hybrid":  # the best fused score: rank 1 in every stage, at the heaviest sidebar weight
         r = config.retrieval
-        top, step = round(2 * max(r.dense_weight, r.keyword_weight) / (r.rrf_k + 1), 4), 0.0005
+        keyword, context = exact_word_weights(config.retrieval, MAX_KEYWORD_WEIGHT)
+        top, step = round((r.dense_weight + max(keyword, r.keyword_weight) + context) / (r.rrf_k + 1), 4), 0.0005
     else:
         top, step = 1.0, 0.01
     default = config.retrieval.score_threshold or 0.0
@@ -304,7 +314,8 @@ def search_settings(config: Config) -> tuple[Config, Filters]:
     cfg.retrieval.score_threshold = float(threshold) if threshold else None
     cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
     if st.session_state.get(KEYWORD_WEIGHT) is not None:
-        cfg.retrieval.keyword_weight = float(st.session_state[KEYWORD_WEIGHT])
+        weights = exact_word_weights(config.retrieval, float(st.session_state[KEYWORD_WEIGHT]))
+        cfg.retrieval.keyword_weight, cfg.retrieval.context_weight = weights
     cfg.retrieval.query_expansion = bool(st.session_state.get(EXPAND, config.retrieval.query_expansion))
     cfg.retrieval.expansion_variants = int(st.session_state.get(PHRASINGS) or config.retrieval.expansion_variants)
     cap = st.session_state.get(SESSION_CAP)

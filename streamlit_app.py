@@ -63,9 +63,10 @@ with st.sidebar:
     )
     if mode == "hybrid":
         st.session_state.setdefault(state.KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
-        st.slider("Weight of exact words", 0.0, 4.0, step=0.25, key=state.KEYWORD_WEIGHT,
-                  help="Hybrid weight: how much the exact-word ranking counts against the meaning ranking "
-                  "(1 = equal). Higher favours names; lower favours paraphrases.")
+        st.slider("Weight of exact words", 0.0, state.MAX_KEYWORD_WEIGHT, step=0.25, key=state.KEYWORD_WEIGHT,
+                  help="Hybrid weight: how much the exact-word rankings (the passage alone, and with its "
+                  "neighbours) count against the meaning ranking (1 = equal). Higher favours names; lower "
+                  "favours paraphrases.")
     st.session_state.setdefault(state.TOP_K, min(config.retrieval.k, 20))
     st.slider(
         "Passages to show (top-k)",

@@ -147,7 +147,9 @@ frame = hits_frame(candidates, hits)
 stage_help = {
     "dense": "Meaning-based similarity (cosine, -1 to 1).",
     "keyword": "Exact-word match strength (BM25; higher is better, no upper limit).",
-    "fused": "Hybrid only: both rankings combined (reciprocal rank fusion).",
+    "context": "Hybrid only: exact-word strength of the passage read together with the passages just before "
+    "and after it, so a bullet is found by a name in the bullet before it (BM25).",
+    "fused": "Hybrid only: the rankings combined (reciprocal rank fusion).",
     "rerank": "Score from a reranking model, when one is configured.",
 }
 columns = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.config import ChunkingConfig
 from rag.markdown import Link, clean, entities_of, strip_comments
@@ -308,7 +308,23 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
                     session_from=note.session_from,
                 )
             )
-    return chunks
+    return with_context(chunks, config.context_window)
+
+
+def with_context(chunks: list[Chunk], window: int) -> list[Chunk]:
+    """Give each chunk of one note the text of its ``window`` neighbours on each side, as ``context``.
+
+    Notes tell one event across several bullets, and the name a player asks about is often in the bullet
+    before the one that answers ("It is a scarred, filthy, desperate illithid" follows the bullet naming
+    Clarota). Keyword search over the passage with its neighbours finds such passages; the passage shown
+    and cited stays the bullet itself. Measured in docs/EVALUATION.md (the ``context`` stage)."""
+    if window <= 0:
+        return chunks
+    texts = [c.text for c in chunks]
+    return [
+        replace(c, context="\n".join(texts[max(0, i - window) : i + window + 1]), content_hash="")
+        for i, c in enumerate(chunks)
+    ]
 
 
 def _prefix(note: Note, heading: _Piece | None, config: ChunkingConfig) -> _Piece | None:

@@ -49,6 +49,9 @@ class ChunkingConfig(Section):
     min_chars: int = Field(120, ge=0)  # consecutive bullets shorter than this are merged
     overlap_sentences: int = Field(1, ge=0, le=5)
     heading_prefix: bool = True  # prefix each chunk with its scene heading
+    # passages on each side that a passage is also keyword-searched with ("nearby words"): a bullet
+    # that says "she hands them the map" is found by the name in the bullet before it
+    context_window: int = Field(1, ge=0, le=3)
 
 
 class EmbeddingConfig(Section):
@@ -74,6 +77,7 @@ class RetrievalConfig(Section):
     rrf_k: int = Field(10, ge=1)
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(2.0, ge=0)
+    context_weight: float = Field(1.0, ge=0)  # hybrid: keyword search over each passage with its neighbours
     score_threshold: float | None = None
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched

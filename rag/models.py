@@ -27,7 +27,9 @@ _WORD = re.compile(r"\w+")
 # Fields added for non-Markdown files, with their unset value. ``Chunk.payload`` leaves a field out while it
 # is unset, so a Markdown note's payload and content hash are what they were before these fields existed
 # (no re-embedding of existing indexes).
-_OPTIONAL = {"page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": ""}
+_OPTIONAL = {
+    "context": "", "page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": "",
+}
 
 
 def format_session(session: Session) -> str:
@@ -131,6 +133,9 @@ class Chunk:
     line_end: int = 0
     id: str = ""
     content_hash: str = ""
+    # The passage with its neighbours in the note (chunking.context_window), searched by the "context"
+    # keyword stage; never shown. Empty when the window is 0.
+    context: str = field(default="", compare=False, repr=False)
     # Set for PDF, e-mail, HTML and Word files only; left out of the payload while unset (see _OPTIONAL).
     page: int | None = None  # PDF page the passage is on (1-based)
     file_type: str = "markdown"
@@ -236,7 +241,8 @@ class Filters:
 class Hit:
     """A retrieved chunk with the score of every stage that saw it.
 
-    ``scores`` keys: ``dense``, ``keyword``, ``fused``, ``rerank`` (absent when the stage did not run
+    ``scores`` keys: ``dense``, ``keyword``, ``context`` (keyword over the passage with its neighbours),
+    ``fused``, ``rerank`` (absent when the stage did not run
     or did not find this chunk). ``score`` is the one the final order was made by.
     """
 

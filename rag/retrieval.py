@@ -137,7 +137,10 @@ class Retriever:
             other_names = self.aliases.expand(query)
             if other_names:
                 stages["keyword"] = f"{query} {' '.join(other_names)}"
-        return {s: t for s, t in stages.items() if mode in (s, "hybrid")}
+        stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
+        if mode == "hybrid" and self.config.retrieval.context_weight > 0:
+            stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours
+        return stages
 
     def _first_stage(
         self, stage_queries: dict[str, str], vector, limit: int, filters: Filters, timings: dict[str, float]
@@ -148,7 +151,8 @@ class Retriever:
             if stage == "dense":
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
             else:
-                rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters)
+                found = self.store.keyword_search(self.collection, text, limit, filters, context=stage == "context")
+                rankings[stage] = found
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
         return rankings
 
@@ -187,7 +191,7 @@ class Retriever:
             fused = rrf(
                 {s: [c for c, _ in found] for s, found in rankings.items()},
                 cfg.rrf_k,
-                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight},
+                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "context": cfg.context_weight},
             )
             for cid, value in fused.items():
                 scores[cid]["fused"] = value

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import app_state
 from rag.config import load_config
+from rag.ui_data import STAGE_LABELS
 
 APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
 TIMEOUT = 60
@@ -273,7 +274,10 @@ def test_hybrid_mode_and_threshold_change_the_table(tmp_path):
     at.run()
     table = at.dataframe[0].value
     assert table["fused"].notna().all() and table["dense"].notna().any() and table["keyword"].notna().any()
-    assert len(at.get("plotly_chart")) == 3 and len(plotly(at, 0)["data"]) == 3  # dense, keyword, fused rows
+    assert table["context"].notna().any()  # the keyword stage over each passage with its neighbours
+    stage_rows = [trace["name"] for trace in plotly(at, 0)["data"]]
+    assert len(at.get("plotly_chart")) == 3
+    assert stage_rows == ["Meaning (dense)", "Exact words (keyword)", STAGE_LABELS["context"], "Combined (fused)"]
 
     at.radio(key="mode").set_value("dense")
     at.run()

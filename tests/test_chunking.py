@@ -324,3 +324,21 @@ def test_quotes_and_paragraphs_nested_under_a_bullet_stay_with_it():
 def test_bullets_without_any_word_are_not_chunks():
     chunks = chunk_note(note("## Part I\n- .\n- 🐉\n## Part II\n- The spell fades. 🐉\n"), "c", CFG)
     assert [c.text for c in chunks] == ["Part II\nThe spell fades. 🐉"]
+
+
+def test_each_passage_carries_its_neighbours_as_context_within_its_note():
+    body = "# Session Start\n## Tunnels\n" + "".join(f"- Bullet {n} " + "word " * 30 + "\n" for n in "ABCD")
+    chunks = chunk_note(note(body), "demo", CFG)
+    texts = [c.text for c in chunks]
+    assert len(chunks) == 4
+    assert chunks[0].context == "\n".join(texts[:2])  # the first has only a next neighbour
+    assert chunks[2].context == "\n".join(texts[1:4])
+    assert chunks[3].context == "\n".join(texts[2:])
+    wider = chunk_note(note(body), "demo", ChunkingConfig(context_window=2))
+    assert wider[0].context == "\n".join(texts[:3])
+    alone = chunk_note(note(body), "demo", ChunkingConfig(context_window=0))
+    assert [c.context for c in alone] == [""] * 4 and [c.text for c in alone] == texts
+    assert alone[1].id == chunks[1].id and alone[1].content_hash != chunks[1].content_hash  # same passage, re-indexed
+
+    other = chunk_notes([note(body), note(body.replace("Bullet", "Line"), "Session 2.md")], "demo", CFG)
+    assert "Line" not in other[3].context and "Bullet" not in other[4].context  # never across notes

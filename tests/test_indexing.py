@@ -54,8 +54,11 @@ def test_edit_add_delete_are_exact(env):
     first = sync_campaign(config, notes, emb, store)
     write(notes, "Session 1.md", S1.replace("four hours", "six hours"))
     edited = sync_campaign(config, notes, emb, store)
-    assert (edited.added, edited.updated, edited.deleted, edited.embedded) == (0, 1, 0, 1)
+    # the edited passage, and its neighbour, whose "nearby words" (Chunk.context) hold the edit too
+    assert (edited.added, edited.updated, edited.deleted, edited.embedded) == (0, 2, 0, 2)
     assert [f.status for f in edited.per_file if f.source == "Session 1.md"] == ["updated"]
+    nearby = [c for c in store.chunks(config.collection()) if "six hours" in c.context]
+    assert len(nearby) == 2 and sum("six hours" in c.text for c in nearby) == 1
 
     write(notes, "Session 3.md", S2.replace("wyvern", "manticore"))
     added = sync_campaign(config, notes, emb, store)
@@ -67,6 +70,15 @@ def test_edit_add_delete_are_exact(env):
     assert any(f.source == "Session 2.md" and f.status == "deleted" for f in deleted.per_file)
     assert store.count(config.collection()) == first.chunks  # +1 file, -1 file of one chunk each
     assert all(c.source != "Session 2.md" for c in store.chunks(config.collection()))
+
+
+def test_without_context_an_edit_rewrites_only_its_passage(env):
+    config, notes, store, emb = env
+    config.chunking.context_window = 0
+    sync_campaign(config, notes, emb, store)
+    write(notes, "Session 1.md", S1.replace("four hours", "six hours"))
+    edited = sync_campaign(config, notes, emb, store)
+    assert (edited.updated, edited.embedded) == (1, 1)
 
 
 def test_shortened_file_loses_its_tail(env):

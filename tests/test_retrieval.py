@@ -16,6 +16,10 @@ NOTES = {
     "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
                     "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
     "NPCs/Osiris.md": "# Osiris\nAn ancient sphinx guarding forbidden knowledge beneath a cathedral.\n",
+    "Session 4.md": "# Session Start\n## Tunnels\n- Deep in the tunnels the party meets Clarota, an outcast that "
+                    "has been hiding from his own kind for many months and watching the duergar patrols.\n"
+                    "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
+                    "duergar, promising to lead them to the lost dwarven forges in return.\n",
 }
 
 
@@ -92,3 +96,23 @@ def test_session_order_presents_the_top_k_chronologically_but_keeps_ranks(pipeli
     sessions = [h.chunk.session for h in chrono.hits if h.chunk.session is not None]
     assert sessions == sorted(sessions)
     assert sorted(h.rank for h in chrono.hits) == [h.rank for h in by_rank.hits]
+
+
+def test_context_stage_finds_the_bullet_after_the_name(pipeline):
+    """The answer bullet never names Clarota; the bullet before it does. Keyword search over each passage
+    with its neighbours (the "context" stage) finds it, and the hit says which stages found it."""
+    result = pipeline.retrieve("Clarota", mode="hybrid", k=5)
+    plea = [h for h in result.hits if "desperate illithid" in h.chunk.text]
+    assert plea and "context" in plea[0].scores and "keyword" not in plea[0].scores
+    assert "Clarota" not in plea[0].chunk.text and "Clarota" in plea[0].chunk.context
+    meeting = next(h for h in result.hits if "meets Clarota" in h.chunk.text)
+    assert {"keyword", "context", "fused"} <= set(meeting.scores) and meeting.rank < plea[0].rank
+    assert result.variants["context"] == "Clarota"
+
+    keyword_only = pipeline.retrieve("Clarota", mode="keyword", k=5)
+    assert [h.chunk.text for h in keyword_only.hits if "desperate illithid" in h.chunk.text] == []
+    assert all("context" not in h.scores for h in keyword_only.hits)  # BM25 alone stays BM25 alone
+
+    pipeline.config.retrieval.context_weight = 0
+    off = pipeline.retrieve("Clarota", mode="hybrid", k=5)
+    assert "context" not in off.variants and all("context" not in h.scores for h in off.hits)

@@ -50,7 +50,11 @@ class Store(ABC):
     def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks: ...
 
     @abstractmethod
-    def keyword_search(self, name: str, text: str, limit: int, filters: Filters | None = None) -> ScoredChunks: ...
+    def keyword_search(
+        self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False
+    ) -> ScoredChunks:
+        """BM25 over each passage's text, or with ``context`` over the passage with its neighbours
+        (``Chunk.context``; the passage alone where the index has no context)."""
 
     @abstractmethod
     def chunks(self, name: str, source: str | None = None) -> list[Chunk]:

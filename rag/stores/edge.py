@@ -14,6 +14,8 @@ length of a typical chunk instead of the default 256 tokens. On crd3-questions (
 one chunk per bullet) that scored hit@10 0.80 / MRR 0.59 against 0.74 / 0.55 for the plain tokenization
 the ``qdrant`` backend is limited to; the price is that the two backends' keyword results differ
 (top-10 overlap 0.5-0.7 on 1k-10k chunks; with ``DisabledStemmer``, no stopwords and ``avg_len=60`` they nearly coincide).
+A second sparse vector ``bm25_context`` holds the same BM25 terms of the passage together with its
+neighbours (``Chunk.context``), for the "context" keyword stage.
 The scheme is recorded in each shard folder and a change recreates the collection, since sparse
 vectors made another way would not match the queries.
 
@@ -49,8 +51,9 @@ from rag.stores import ScoredChunks, Store
 
 VECTOR = "dense"
 SPARSE = "bm25"
+CONTEXT = "bm25_context"  # the passage with its neighbours (Chunk.context)
 BM25_CONFIG = qe.Bm25Config(avg_len=40.0)  # ~60-word chunk ≈ 40 tokens once stopwords are gone
-SCHEME = "bm25-english-avg40-v1"  # name of BM25_CONFIG: change it whenever BM25_CONFIG changes
+SCHEME = "bm25-english-avg40-v2-context"  # BM25_CONFIG and the sparse vectors: change it whenever they change
 META = "chronicler.json"
 BATCH = 512
 PAGE = 1000
@@ -171,7 +174,9 @@ class EdgeStore(Store):
             str(folder),
             qe.EdgeConfig(
                 vectors={VECTOR: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
-                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+                sparse_vectors={
+                    name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf) for name in (SPARSE, CONTEXT)
+                },
             ),
         )
         for key, schema in INDEXES.items():
@@ -237,13 +242,18 @@ class EdgeStore(Store):
         for start in range(0, len(chunks), BATCH):
             part = slice(start, start + BATCH)
             points = [
-                qe.Point(c.id, {VECTOR: v.tolist(), SPARSE: self._bm25.embed_document(c.text)},
-                         {**c.payload(), "stored_hash": h})
+                qe.Point(c.id, self._vectors(c, v), {**c.payload(), "stored_hash": h})
                 for c, v, h in zip(chunks[part], vectors[part], stored_hashes[part], strict=True)
-            ]  # fmt: skip
+            ]
             shard.update(qe.UpdateOperation.upsert_points(points))  # in the WAL now; no flush needed
         if shard.info().points_count > OPTIMIZE_ABOVE:
             shard.optimize()
+
+    def _vectors(self, chunk: Chunk, vector: np.ndarray) -> dict:
+        """Without a context window the context vector repeats the passage's own terms."""
+        own = self._bm25.embed_document(chunk.text)
+        context = self._bm25.embed_document(chunk.context) if chunk.context else own
+        return {VECTOR: vector.tolist(), SPARSE: own, CONTEXT: context}
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
         shard = self._shard(name)
@@ -275,13 +285,12 @@ class EdgeStore(Store):
         return self._query(name, query, limit, filters)
 
     def keyword_search(
-        self, name: str, text: str, limit: int, filters: Filters | None = None
+        self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False
     ) -> ScoredChunks:
         """A query of only stopwords (or no words) finds nothing."""
         sparse = self._bm25.embed_query(text)
-        return self._query(
-            name, qe.Query.Nearest(sparse, using=SPARSE) if sparse.indices else None, limit, filters
-        )
+        using = CONTEXT if context else SPARSE
+        return self._query(name, qe.Query.Nearest(sparse, using=using) if sparse.indices else None, limit, filters)
 
     def close(self) -> None:
         with self._mutex:

@@ -3,7 +3,9 @@
 ``store.url`` (+ ``api_key``) talks to a Qdrant server or cluster; otherwise ``store.path == ":memory:"``
 keeps everything in the process (tests); otherwise the embedded folder (``QdrantClient(path=...)``).
 
-Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), so no
+Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), and the
+"context" stage the same over ``context`` (the passage with its neighbours; the passage alone when a chunk
+has none), so no
 tokenizer or sparse vectors live in this project. The index uses the default ``word`` tokenizer,
 lowercased, with no stemming and no stopwords: qdrant-client's local mode implements BM25 only for
 that tokenization (anything else raises ``NotImplementedError``), and one setting for every mode keeps
@@ -38,6 +40,7 @@ from rag.stores import ScoredChunks, Store
 
 VECTOR = "dense"
 TEXT = "text"
+CONTEXT = "context"
 BATCH = 256  # points per upsert request: ~1 MB of JSON at 384-d, well under a server's 32 MB limit
 PAGE = 1000  # points per scroll page
 INDEXES: dict[str, Any] = {
@@ -144,16 +147,24 @@ class QdrantStore(Store):
                 vectors = self._client.get_collection(name).config.params.vectors
                 current = vectors.get(VECTOR) if isinstance(vectors, dict) else None
                 if current is not None and current.size == dim:
+                    self._ensure_context_index(name)
                     return False
                 self._client.delete_collection(name)
             self._client.create_collection(
                 name, vectors_config={VECTOR: models.VectorParams(size=dim, distance=models.Distance.COSINE)}
             )
             self._client.create_payload_index(name, TEXT, TEXT_INDEX)
+            self._client.create_payload_index(name, CONTEXT, TEXT_INDEX)
             if self._url:  # local mode ignores other payload indexes (and warns); filters scan instead
                 for key, schema in INDEXES.items():
                     self._client.create_payload_index(name, key, schema)
         return True
+
+    def _ensure_context_index(self, name: str) -> None:
+        """Collections made before the context stage lack its index; their points gain the field when
+        the next sync rewrites them (their content hash changed with it)."""
+        if CONTEXT not in (self._client.get_collection(name).payload_schema or {}):
+            self._client.create_payload_index(name, CONTEXT, TEXT_INDEX)
 
     def collections(self) -> list[str]:
         """This project's collections only (``store.collection_prefix``): a server may hold others."""
@@ -205,7 +216,7 @@ class QdrantStore(Store):
         vectors = check_batch(chunks, vectors, stored_hashes)
         points = [
             models.PointStruct(
-                id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), "stored_hash": h}
+                id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), CONTEXT: c.context or c.text, "stored_hash": h}
             )
             for c, v, h in zip(chunks, vectors, stored_hashes, strict=True)
         ]
@@ -257,14 +268,14 @@ class QdrantStore(Store):
         )
 
     def keyword_search(
-        self, name: str, text: str, limit: int, filters: Filters | None = None
+        self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False
     ) -> ScoredChunks:
-        """BM25 over ``text``; a query with no word characters finds nothing."""
+        """BM25 over ``text`` (or ``context``); a query with no word characters finds nothing."""
         if not any(ch.isalnum() for ch in text):
             if not self._exists(name):
                 raise CampaignNotFoundError(f"There is no collection '{name}' in {self._where}.")
             return []
-        return self._query(name, models.TextQuery(text=text), TEXT, limit, filters)
+        return self._query(name, models.TextQuery(text=text), CONTEXT if context else TEXT, limit, filters)
 
     def close(self) -> None:
         """Releases the folder lock; qdrant-client's close is idempotent, so this is too."""
