@@ -180,21 +180,20 @@ class AppPipeline(Pipeline):
     @property
     def expander(self):
         """Without a language model, expansion is said to be off (with the fix) and the search goes on."""
-        try:
-            return super().expander
-        except ModelUnavailableError as err:
-            st.warning(f"Question expansion is off for this search: {err.one_line()}", icon=":material/info:")
-            self.config.retrieval.query_expansion = False
-            return None
+        return self._or_off(lambda: super(AppPipeline, self).expander, "Question expansion", "retrieval", "query_expansion")
 
     @property
     def reranker(self):
         """A missing reranking model is said plainly, with its fix, and the search goes on without it."""
+        return self._or_off(lambda: super(AppPipeline, self).reranker, "Reranking", "reranker", "enabled")
+
+    def _or_off(self, build, stage: str, section: str, switch: str):
+        """The stage, or a warning that names it and the fix, with the stage turned off for this search."""
         try:
-            return super().reranker
+            return build()
         except ModelUnavailableError as err:
-            st.warning(f"Reranking is off for this search: {err.one_line()}", icon=":material/info:")
-            self.config.reranker.enabled = False
+            st.warning(f"{stage} is off for this search: {err.one_line()}", icon=":material/info:")
+            setattr(getattr(self.config, section), switch, False)
             return None
 
 

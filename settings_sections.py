@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag import registry
 from rag.config import Config, deep_merge, dotted, save_local, validate
-from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
+from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.llm import LLMClient, llm_configured, no_llm_error
 
 MSG = "_settings_msg"
@@ -100,23 +99,9 @@ def _secret(dotted_key: str, section: str, cleared: str | None) -> dict:
     return {}
 
 
-def check_backends(values: dict) -> None:
-    """Backend names the config cannot check itself (they are open strings, found by the registry)."""
-    answer = values.get("answer.backend")
-    if answer is not None and answer not in ANSWER_BACKENDS:
-        raise ConfigError(f"Bad config value for 'answer.backend': '{answer}' is not one of extractive, openai.")
-    rerank = values.get("reranker.backend")
-    if rerank is not None:
-        known = registry.available("rerankers")
-        if rerank not in known and rerank.replace("-", "_") not in known:
-            names = ", ".join(n.replace("_", "-") for n in known)
-            raise ConfigError(f"Bad config value for 'reranker.backend': '{rerank}' is not one of {names}.")
-
-
 def candidate(config: Config, section: str) -> Config:
     """The config as it would be after saving ``section`` (validated; nothing written)."""
     values = changes(section)
-    check_backends(values)
     return validate(deep_merge(config.model_dump(), dotted(values, keep_none=True)))
 
 
@@ -124,7 +109,6 @@ def save(section: str) -> None:
     ss = st.session_state
     try:
         values = changes(section)
-        check_backends(values)
         save_local(values)
     except ChroniclerError as err:
         ss[MSG] = (section, "error", err.one_line())

@@ -30,6 +30,17 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def known_backend(kind: str, name: str) -> str:
+    """A backend name the registry can build (``rag/<kind>/<name>.py`` or a registered one), so a typo in
+    ``reranker.backend`` fails when the config loads, naming the key, rather than at the first search."""
+    from rag import registry  # at validation time only: the registry lists files, it imports no backend
+
+    known = registry.available(kind)
+    if name not in known and name.replace("-", "_") not in known:
+        raise ValueError(f"'{name}' is not one of {', '.join(n.replace('_', '-') for n in known)}")
+    return name
+
+
 class NotesConfig(Section):
     narrative_header: str = "# Session Start"
     # Matched against the file name without extension; named groups ``session`` and ``campaign``.
@@ -61,6 +72,11 @@ class EmbeddingConfig(Section):
     base_url: str | None = None  # openai backend: any OpenAI-compatible server
     api_key: str | None = None  # openai backend; else OPENAI_API_KEY
 
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return known_backend("embedders", value)
+
 
 class StoreConfig(Section):
     backend: str = "edge"
@@ -68,6 +84,11 @@ class StoreConfig(Section):
     url: str | None = None  # a Qdrant server or cluster; takes precedence over path
     api_key: str | None = None
     collection_prefix: str = "chronicler-"
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return known_backend("stores", value)
 
 
 class RetrievalConfig(Section):
@@ -85,6 +106,11 @@ class RetrievalConfig(Section):
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
 
+    @field_validator("expander")
+    @classmethod
+    def _known_expander(cls, value: str) -> str:
+        return known_backend("expanders", value)
+
 
 class RerankConfig(Section):
     """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
@@ -94,6 +120,11 @@ class RerankConfig(Section):
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return known_backend("rerankers", value)
 
 
 class TrackingConfig(Section):
@@ -116,6 +147,11 @@ class AnswerConfig(Section):
     max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer
     refusal_floor: float = Field(0.38, ge=0, le=1)  # extractive: best sentence score below this → refuse
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        return known_backend("generators", value)
 
 
 class Config(Section):
@@ -265,7 +301,8 @@ def validate(data: dict) -> Config:
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
         if first["type"] == "extra_forbidden":
             raise ConfigError(f"Unknown config key '{key}'.") from None
-        raise ConfigError(f"Bad config value for '{key}': {first['msg']}.") from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"Bad config value for '{key}': {message}.") from None
 
 
 def save_local(changes: dict[str, Any]) -> Config:

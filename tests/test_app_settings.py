@@ -129,14 +129,15 @@ def test_bad_reranker_value_is_rejected_and_changes_nothing(tmp_path):
     assert local.read_bytes() == before
 
 
-def test_unknown_backends_are_named():
-    from settings_sections import check_backends
-
+def test_unknown_backends_are_named_when_the_config_loads():
     with pytest.raises(ConfigError, match="reranker.backend.*magic.*late-interaction"):
-        check_backends({"reranker.backend": "magic"})
-    with pytest.raises(ConfigError, match="answer.backend"):
-        check_backends({"answer.backend": "gpt"})
-    check_backends({"reranker.backend": "late-interaction", "answer.backend": "openai"})
+        load_config(overrides={"reranker.backend": "magic"})
+    with pytest.raises(ConfigError, match="answer.backend.*gpt.*extractive"):
+        load_config(overrides={"answer.backend": "gpt"})
+    with pytest.raises(ConfigError, match="store.backend"):
+        load_config(overrides={"store.backend": "sqlite"})
+    config = load_config(overrides={"reranker.backend": "late-interaction", "answer.backend": "openai"})
+    assert (config.reranker.backend, config.answer.backend) == ("late-interaction", "openai")
 
 
 def test_reranker_saved(tmp_path):

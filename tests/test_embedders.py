@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rag.config import EmbeddingConfig
+from rag.config import EmbeddingConfig, load_config
 from rag.embedders import get_embedder
 from rag.errors import ConfigError
 
@@ -14,8 +14,10 @@ def test_openai_backend_without_a_key_says_how_to_fix(monkeypatch):
 
 
 def test_unknown_backend_lists_the_known_ones():
-    with pytest.raises(ConfigError, match="local.*openai"):
-        get_embedder(EmbeddingConfig(backend="nope"))
+    with pytest.raises(ConfigError, match="embedding.backend.*nope.*local.*openai"):
+        load_config(overrides={"embedding.backend": "nope"})
+    with pytest.raises(ConfigError, match="local.*openai"):  # the registry says so too, for unchecked configs
+        get_embedder(EmbeddingConfig.model_construct(backend="nope"))
 
 
 def test_packaged_model_is_normalised_and_384_d(real_embedder):

@@ -143,8 +143,10 @@ def test_missing_cross_encoder_says_how_to_fix(tmp_path, model):
 def test_unknown_backend_is_a_config_error():
     from rag.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="Unknown rerankers backend"):
-        get_reranker(RerankConfig(backend="nope"))
+    with pytest.raises(ConfigError, match="reranker.backend.*nope.*cross-encoder"):
+        load_config(overrides={"reranker.backend": "nope"})
+    with pytest.raises(ConfigError, match="Unknown rerankers backend"):  # for configs built unchecked
+        get_reranker(RerankConfig.model_construct(**{**RerankConfig().model_dump(), "backend": "nope"}))
 
 
 def test_late_interaction_ranks_the_paraphrase_first(real_embedder):
