@@ -141,7 +141,7 @@ if movement is not None:
 
 st.markdown("**Every candidate**")
 st.caption(
-    "Empty score cells mean that search stage did not run or did not find the passage; they are not zeros."
+    "A score shown as None means that search stage did not run or did not find the passage; it is not a zero."
 )
 frame = hits_frame(candidates, hits)
 stage_help = {
