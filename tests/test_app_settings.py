@@ -153,6 +153,19 @@ def test_reranker_saved(tmp_path):
     assert load_config().reranker.backend == "late-interaction"
 
 
+def test_nearby_words_can_be_switched_off_and_on_again(tmp_path):
+    at = start("pages/settings.py")
+    assert at.toggle(key="s_context").value is True
+    at.toggle(key="s_context").set_value(False)
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert saved(tmp_path)["retrieval"]["context_weight"] == 0.0 and load_config().retrieval.context_weight == 0
+    at.toggle(key="s_context").set_value(True)
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert load_config().retrieval.context_weight == 1.0
+
+
 # -- "Test the answer model" against tests/llm_server.py ---------------------------------------------------------
 
 
