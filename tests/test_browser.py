@@ -226,8 +226,9 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     charts = page.locator('[data-testid="stPlotlyChart"]')
     expect(charts).to_have_count(3)
     stage_bars = charts.first.locator(".barlayer .point")
-    # the default hybrid search draws a dense, a keyword and a fused bar for each of the top-k (5) passages
-    expect(stage_bars).to_have_count(3 * 5, timeout=20_000)
+    # the default hybrid search draws a dense, a keyword, a nearby-words (context) and a fused bar for each
+    # of the top-k (5) passages
+    expect(stage_bars).to_have_count(4 * 5, timeout=20_000)
     settle(page)
     shot(page, "search")
 
@@ -235,7 +236,7 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")
-    expect(stage_bars).to_have_count(3 * 3, timeout=20_000)
+    expect(stage_bars).to_have_count(4 * 3, timeout=20_000)
     settle(page)
 
 
