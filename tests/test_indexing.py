@@ -57,8 +57,8 @@ def test_edit_add_delete_are_exact(env):
     # the edited passage, and its neighbour, whose "nearby words" (Chunk.context) hold the edit too
     assert (edited.added, edited.updated, edited.deleted, edited.embedded) == (0, 2, 0, 2)
     assert [f.status for f in edited.per_file if f.source == "Session 1.md"] == ["updated"]
-    nearby = [c for c in store.chunks(config.collection()) if "six hours" in c.context]
-    assert len(nearby) == 2 and sum("six hours" in c.text for c in nearby) == 1
+    nearby = [c for c, _ in store.keyword_search(config.collection(), "six hours", 10, context=True)]
+    assert len(nearby) == 2 and sum("six hours" in c.text for c in nearby) == 1  # the neighbour's context too
 
     write(notes, "Session 3.md", S2.replace("wyvern", "manticore"))
     added = sync_campaign(config, notes, emb, store)

@@ -41,6 +41,8 @@ from rag.stores import ScoredChunks, Store
 VECTOR = "dense"
 TEXT = "text"
 CONTEXT = "context"
+# Searches and listings never need a passage's neighbours' text back: it is only searched.
+READ_PAYLOAD = models.PayloadSelectorExclude(exclude=[CONTEXT])
 BATCH = 256  # points per upsert request: ~1 MB of JSON at 384-d, well under a server's 32 MB limit
 PAGE = 1000  # points per scroll page
 INDEXES: dict[str, Any] = {
@@ -231,7 +233,7 @@ class QdrantStore(Store):
 
     def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
         flt = build_filter(Filters(sources=(source,))) if source is not None else None
-        found = [Chunk.from_payload(p.payload) for p in self._scroll(name, True, flt)]
+        found = [Chunk.from_payload(p.payload) for p in self._scroll(name, READ_PAYLOAD, flt)]
         return sorted(found, key=lambda c: (c.source, c.position))
 
     # -- search --------------------------------------------------------------------------------
@@ -256,7 +258,7 @@ class QdrantStore(Store):
                 using=using,
                 limit=limit,
                 query_filter=build_filter(filters),
-                with_payload=True,
+                with_payload=READ_PAYLOAD,
             )
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in result.points]
 
