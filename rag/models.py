@@ -27,9 +27,7 @@ _WORD = re.compile(r"\w+")
 # Fields added for non-Markdown files, with their unset value. ``Chunk.payload`` leaves a field out while it
 # is unset, so a Markdown note's payload and content hash are what they were before these fields existed
 # (no re-embedding of existing indexes).
-_OPTIONAL = {
-    "context": "", "page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": "",
-}
+_OPTIONAL = {"page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": ""}
 
 
 def format_session(session: Session) -> str:
@@ -134,7 +132,7 @@ class Chunk:
     id: str = ""
     content_hash: str = ""
     # The passage with its neighbours in the note (chunking.context_window), searched by the "context"
-    # keyword stage; never shown. Empty when the window is 0.
+    # keyword stage; never shown, never stored as payload, read back as "". Empty when the window is 0.
     context: str = field(default="", compare=False, repr=False)
     # Set for PDF, e-mail, HTML and Word files only; left out of the payload while unset (see _OPTIONAL).
     page: int | None = None  # PDF page the passage is on (1-based)
@@ -164,15 +162,19 @@ class Chunk:
             object.__setattr__(self, "content_hash", self._hash())
 
     def _hash(self) -> str:
+        """Covers ``context`` too, so a neighbour's edit re-indexes the passage whose context it changes."""
         data = self.payload()
         data.pop("content_hash", None)
         data.pop("id", None)
+        if self.context:
+            data["context"] = self.context
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
 
     def payload(self) -> dict[str, Any]:
         """The stored form. Unset optional fields are left out; a set sender or subject also stores the
         lower-cased keys the store filters match (``sender_keys``, ``subject_words``)."""
         data = asdict(self)
+        del data["context"]  # only searched: each store indexes it its own way (see rag.stores)
         data["entities"] = list(self.entities)
         data["aliases"] = [list(a) for a in self.aliases]
         for key, unset in _OPTIONAL.items():

@@ -151,8 +151,8 @@ class Retriever:
             if stage == "dense":
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
             else:
-                found = self.store.keyword_search(self.collection, text, limit, filters, context=stage == "context")
-                rankings[stage] = found
+                context = stage == "context"
+                rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters, context=context)
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
         return rankings
 

@@ -242,7 +242,7 @@ class EdgeStore(Store):
         for start in range(0, len(chunks), BATCH):
             part = slice(start, start + BATCH)
             points = [
-                qe.Point(c.id, self._vectors(c, v), {**_stored(c), "stored_hash": h})
+                qe.Point(c.id, self._vectors(c, v), {**c.payload(), "stored_hash": h})
                 for c, v, h in zip(chunks[part], vectors[part], stored_hashes[part], strict=True)
             ]
             shard.update(qe.UpdateOperation.upsert_points(points))  # in the WAL now; no flush needed
@@ -305,14 +305,6 @@ class EdgeStore(Store):
             self._lock.close()
             if self._cleanup is not None:
                 self._cleanup()
-
-
-def _stored(chunk: Chunk) -> dict:
-    """The payload without ``context``: it lives in the ``bm25_context`` vector and is never read back, so
-    leaving it out keeps every search's payload as small as before the context stage."""
-    payload = chunk.payload()
-    payload.pop("context", None)
-    return payload
 
 
 def create(config: Config) -> EdgeStore:
