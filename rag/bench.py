@@ -38,10 +38,13 @@ def bench_ingest(config: Config, notes_dir: Path, log=print) -> dict:
 
     embedder = get_embedder(config.embedding)
     embedder.embed_batch(texts[:32])  # warm-up: first batches pay one-off costs
+    onnx = getattr(embedder, "onnx", None)  # the local backend's runtime: one call over every text
     encode = getattr(getattr(embedder, "model", None), "encode", None)
     log("raw encode…")
     t0 = time.perf_counter()
-    if encode:
+    if onnx is not None:
+        onnx.encode(texts, config.embedding.batch_size)
+    elif encode:
         encode(texts, batch_size=config.embedding.batch_size, normalize_embeddings=True, show_progress_bar=False)
     else:
         embedder.embed_all(texts, config.embedding.batch_size)
