@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag.config import Config, deep_merge, dotted, load_config, save_local, validate
+from rag.config import Config, RetrievalConfig, deep_merge, dotted, load_config, save_local, validate
 from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.llm import LLMClient, llm_configured, no_llm_error
 
@@ -61,7 +61,8 @@ def changes(section: str) -> dict:
             "retrieval.candidates": int(ss["s_candidates"]),
             "retrieval.score_threshold": ss["s_threshold"],
             "retrieval.alias_expansion": bool(ss["s_aliases"]),
-            "retrieval.context_weight": _context_weight(bool(ss["s_context"])),
+            "retrieval.context_weight": _stage_weight("context_weight", bool(ss["s_context"])),
+            "retrieval.first_mention_weight": _stage_weight("first_mention_weight", bool(ss["s_first_mention"])),
         }
     if section == "answer":
         out = {"answer.backend": ss["s_answer_backend"]}
@@ -100,10 +101,11 @@ def _secret(dotted_key: str, section: str, cleared: str | None) -> dict:
     return {}
 
 
-def _context_weight(on: bool) -> float:
-    """On keeps a weight already set in the config files (1.0 when it was off); off is 0."""
-    current = load_config().retrieval.context_weight
-    return (current or 1.0) if on else 0.0
+def _stage_weight(key: str, on: bool) -> float:
+    """A fusion stage switch: on keeps a weight already set in the config files (the default when it was
+    off); off is 0."""
+    current = getattr(load_config().retrieval, key)
+    return (current or RetrievalConfig.model_fields[key].default) if on else 0.0
 
 
 def candidate(config: Config, section: str) -> Config:

@@ -149,6 +149,8 @@ stage_help = {
     "keyword": "Exact-word match strength (BM25; higher is better, no upper limit).",
     "context": "Hybrid only: exact-word strength of the passage read together with the passages just before "
     "and after it, so a bullet is found by a name in the bullet before it (BM25).",
+    "first_mention": "Hybrid, \"when did we first meet …\" questions only: 1 for the earliest passage in your "
+    "notes naming who you asked about, 1/2 for the next passage naming them in that note, and so on.",
     "fused": "Hybrid only: the rankings combined (reciprocal rank fusion).",
     "rerank": "Score from a reranking model, when one is configured.",
 }

@@ -14,6 +14,7 @@ from typing import Any
 
 from rag.generators import NOT_IN_NOTES, Generator, History, build_messages, get_generator
 from rag.models import Answer, Citation, Filters, Hit
+from rag.names import names
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
@@ -24,14 +25,10 @@ _REFERENCE = re.compile(
     r"this|these|same)\b|^(and|but|so|what about|how about)\b",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
 _IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
     r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
-_NOT_NAMES = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Did", "Does", "Do", "Is",
-              "Was", "Were", "Are", "And", "But", "So", "Then", "The", "A", "An", "In", "On", "After", "Before",
-              "Session", "Episode", "Tell", "Can", "Could", "Would", "Has", "Had", "Have", "I", "If"}
 
 
 def _norm_label(text: str) -> str:
@@ -101,9 +98,9 @@ def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
     that had any. Only questions that lean on the past ("she", "after that", "and …") are touched."""
     if not history or not _REFERENCE.search(question):
         return question, []
-    own = {n.casefold() for n in _names(question)}
+    own = {n.casefold() for n in names(question)}
     for previous, _ in reversed(history):
-        carried = [n for n in _names(previous) if n.casefold() not in own]
+        carried = [n for n in names(previous) if n.casefold() not in own]
         if not _SESSION.search(question):
             carried += [m.group(0) for m in _SESSION.finditer(previous)]
         carried = list(dict.fromkeys(carried))
@@ -127,17 +124,6 @@ def named_sessions(question: str, filters: Filters) -> Filters:
     if low > high:  # asked about a session beyond the cap: the cap wins
         return filters
     return Filters(**{**vars(filters), "session_min": low, "session_max": high})
-
-
-def _names(text: str) -> list[str]:
-    out = []
-    for m in _NAME.finditer(text):
-        parts = m.group(0).split()
-        while parts and parts[0] in _NOT_NAMES:
-            parts = parts[1:]
-        if parts:
-            out.append(" ".join(parts))
-    return out
 
 
 class AnswerStream:

@@ -99,6 +99,7 @@ class RetrievalConfig(Section):
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(2.0, ge=0)
     context_weight: float = Field(1.0, ge=0)  # hybrid: keyword search over each passage with its neighbours
+    first_mention_weight: float = Field(4.0, ge=0)  # hybrid: "when did we first meet X" → X's earliest passages
     score_threshold: float | None = None
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched

@@ -15,6 +15,7 @@ from rag.embedders import Embedder
 from rag.errors import ChroniclerError
 from rag.expanders import QueryExpander
 from rag.expansion import AliasTable
+from rag.first_mention import asks_first_mention, first_mention_passages
 from rag.models import Chunk, Filters, Hit
 from rag.rerankers import Reranker
 from rag.stores import Store
@@ -140,6 +141,8 @@ class Retriever:
         stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
         if mode == "hybrid" and self.config.retrieval.context_weight > 0:
             stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours
+        if mode == "hybrid" and self.config.retrieval.first_mention_weight > 0 and asks_first_mention(query):
+            stages["first_mention"] = query
         return stages
 
     def _first_stage(
@@ -150,6 +153,9 @@ class Retriever:
             t0 = time.perf_counter()
             if stage == "dense":
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
+            elif stage == "first_mention":  # score: 1 for the first passage naming it, 1/2 for the next…
+                found = first_mention_passages(self.store, self.collection, text, filters)
+                rankings[stage] = [(c, 1.0 / i) for i, c in enumerate(found, start=1)]
             else:
                 context = stage == "context"
                 rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters, context=context)
@@ -191,7 +197,8 @@ class Retriever:
             fused = rrf(
                 {s: [c for c, _ in found] for s, found in rankings.items()},
                 cfg.rrf_k,
-                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "context": cfg.context_weight},
+                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "context": cfg.context_weight,
+                 "first_mention": cfg.first_mention_weight},
             )
             for cid, value in fused.items():
                 scores[cid]["fused"] = value

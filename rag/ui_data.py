@@ -20,11 +20,12 @@ from rag.models import Chunk, Hit, format_session
 if TYPE_CHECKING:  # rag.indexing pulls in the notes parser; the frames only need the report's shape
     from rag.indexing import IndexReport
 
-STAGES = ("dense", "keyword", "context", "fused", "rerank")
+STAGES = ("dense", "keyword", "context", "first_mention", "fused", "rerank")
 STAGE_LABELS = {
     "dense": "Meaning (dense)",
     "keyword": "Exact words (keyword)",
     "context": "Exact words nearby (keyword, with neighbouring passages)",
+    "first_mention": "First mention (earliest passages naming who you asked about)",
     "fused": "Combined (fused)",
     "rerank": "Reranked",
 }

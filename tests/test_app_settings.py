@@ -166,6 +166,20 @@ def test_nearby_words_can_be_switched_off_and_on_again(tmp_path):
     assert load_config().retrieval.context_weight == 1.0
 
 
+def test_first_mentions_can_be_switched_off_and_on_again(tmp_path):
+    at = start("pages/settings.py")
+    assert at.toggle(key="s_first_mention").value is True
+    at.toggle(key="s_first_mention").set_value(False)
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert saved(tmp_path)["retrieval"]["first_mention_weight"] == 0.0
+    assert load_config().retrieval.first_mention_weight == 0 and load_config().retrieval.context_weight == 1.0
+    at.toggle(key="s_first_mention").set_value(True)
+    at.button(key="s_save_retrieval").click()
+    at.run()
+    assert load_config().retrieval.first_mention_weight == 4.0
+
+
 # -- "Test the answer model" against tests/llm_server.py ---------------------------------------------------------
 
 

@@ -116,3 +116,48 @@ def test_context_stage_finds_the_bullet_after_the_name(pipeline):
     pipeline.config.retrieval.context_weight = 0
     off = pipeline.retrieve("Clarota", mode="hybrid", k=5)
     assert "context" not in off.variants and all("context" not in h.scores for h in off.hits)
+
+
+KIMA = {
+    "Session 1.md": "# Session Start\n## Emon\n- Vox Machina rests at the Slayer's Take and sells the wyvern hides "
+                    "to a tanner who haggles for most of the afternoon.\n",
+    "Session 2.md": "# Session Start\n## Mines\n- In a duergar cell a halfling paladin in heavy plate, Lady Kima of "
+                    "Vord, cuts her way free and joins Vox Machina against the guards.\n",
+    "Session 5.md": "# Session Start\n## Council\n- Lady Kima meets Vox Machina at the first bell. Lady Kima says they "
+                    "first met in the mines, and Kima asks them to meet the council with her.\n",
+    "NPCs/Lady Kima.md": "# Lady Kima\nLady Kima of Vord is a halfling paladin. Vox Machina first met Lady Kima "
+                         "when they met her in the mines; Kima meets them often.\n",
+}
+
+
+@pytest.fixture(params=["qdrant", "edge"])
+def kima(request, tmp_path):
+    notes = tmp_path / "notes"
+    for name, text in KIMA.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text)
+    config = load_config(overrides={"store.backend": request.param, "campaign": "k", "retrieval.candidates": 10})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(notes)
+    yield p
+    p.close()
+
+
+def test_first_time_questions_rank_the_first_mention_first(kima):
+    """Session 5 and the character page repeat "first", "meet" and the name; session 2 only names her.
+    The first-mention stage finds session 2, and picks Kima rather than the party, named since session 1."""
+    for question in ("When did we first meet Lady Kima?", "In which episode did Vox Machina first meet Lady Kima?"):
+        top = kima.retrieve(question, mode="hybrid", k=3).hits[0]
+        assert top.chunk.session == 2 and top.scores["first_mention"] == 1.0 and top.ranks["first_mention"] == 1
+
+    kima.config.retrieval.first_mention_weight = 0
+    plain = kima.retrieve("When did we first meet Lady Kima?", mode="hybrid", k=3)
+    assert plain.hits[0].chunk.session != 2 and all("first_mention" not in h.scores for h in plain.candidates)
+
+
+def test_first_mention_keeps_to_the_session_cap_and_to_first_time_questions(kima):
+    capped = kima.retrieve("When did we first meet Lady Kima?", mode="hybrid", filters=Filters(session_max=1))
+    assert all(h.chunk.session == 1 or h.chunk.session is None for h in capped.hits)  # nothing from later
+    assert all("first_mention" not in h.scores for h in capped.candidates)  # she is not in session 1
+    for question in ("Who is Lady Kima?", "What did Kima do first in the council?"):
+        assert all("first_mention" not in h.scores for h in kima.retrieve(question, mode="hybrid").candidates)

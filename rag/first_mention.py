@@ -1,0 +1,81 @@
+"""First mentions: "When did we first meet Osiris?" is answered where the notes first name Osiris.
+
+Word matching cannot answer such questions: the passage that introduces a character rarely says "first",
+and later sessions name the character far more often, so the first stages rank them higher. This stage
+asks the store for the earliest session note that names each capitalised name in the question, and
+offers that note's first passages naming it as one more ranked list for the fusion.
+
+Which name: the one whose first mention is latest. "When did Vox Machina first meet Clarota?" names the
+party from session 1 on, and Clarota only from the meeting.
+Only passages with a session number count: a character page says who someone is, not when they
+appeared.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.models import Chunk, Filters
+from rag.names import names, norm
+from rag.stores import Store
+
+FIRST = re.compile(r"\b(first|earliest)\b", re.IGNORECASE)
+MEETING = re.compile(
+    r"\b(meet|met|see|saw|seen|encounter\w*|appear\w*|hear|heard|mention\w*|introduc\w*|show(?:s|ed)?\s+up|"
+    r"run\s+into|ran\s+into|come\s+across|came\s+across|learn\w*\s+(?:of|about)|find\s+out\s+about)\b",
+    re.IGNORECASE,
+)
+PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank first among them
+MAX_PROBES = 8  # each probe looks only before the earliest mention found so far
+PASSAGES = 3  # passages of the first note offered (in note order)
+NO_SESSION_BELOW = -1e9  # a lower bound every session number passes
+
+
+def asks_first_mention(question: str) -> bool:
+    return bool(FIRST.search(question) and MEETING.search(question))
+
+
+def _key(chunk: Chunk) -> tuple:
+    return (chunk.campaign_no or 0, chunk.session, chunk.source, chunk.position)
+
+
+def earliest_mention(store: Store, collection: str, name: str, filters: Filters) -> Chunk | None:
+    """The earliest passage (campaign, session, note, position) whose text names ``name`` in full.
+
+    Each probe is a keyword search for the name limited to sessions before the best mention so far, so a
+    name mentioned in thousands of passages still takes a few small searches."""
+    wanted = f" {norm(name)} "
+    best: Chunk | None = None
+    base = vars(filters)
+    low = filters.session_min if filters.session_min is not None else NO_SESSION_BELOW  # a range skips unnumbered notes
+    for _ in range(MAX_PROBES):
+        high = filters.session_max if best is None else best.session
+        if best is not None and filters.session_max is not None:
+            high = min(high, filters.session_max)
+        probe = Filters(**{**base, "session_min": low, "session_max": high})
+        found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
+        earlier = [c for c in found if best is None or _key(c) < _key(best)]
+        if not earlier:
+            return best
+        best = min(earlier, key=_key)
+        if best.session is None:
+            return best
+    return best
+
+
+def first_mention_passages(store: Store, collection: str, question: str, filters: Filters) -> list[Chunk]:
+    """The first passages naming the question's newest name, from its earliest note; [] when the
+    question is not a first-time question or names nothing the notes mention."""
+    if not asks_first_mention(question):
+        return []
+    firsts = []
+    for name in dict.fromkeys(names(question)):
+        chunk = earliest_mention(store, collection, name, filters)
+        if chunk is not None:
+            firsts.append((_key(chunk), name, chunk))
+    if not firsts:
+        return []
+    _, name, first = max(firsts)
+    wanted = f" {norm(name)} "
+    note = [c for c in store.chunks(collection, first.source) if c.position >= first.position]
+    return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]
