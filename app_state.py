@@ -117,7 +117,7 @@ def get_config() -> Config:
 
 def embedder_key(config: Config) -> tuple:
     e = config.embedding
-    return (e.backend, e.model, e.batch_size, e.base_url or None, e.api_key or None)
+    return (e.backend, e.model, e.runtime, e.cache_dir, e.batch_size, e.base_url or None, e.api_key or None)
 
 
 def store_key(config: Config) -> tuple:

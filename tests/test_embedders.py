@@ -37,21 +37,19 @@ def test_onnx_runtime_gives_pytorchs_vectors_so_nothing_reindexes(real_embedder)
     assert np.allclose(real_embedder.embed_batch(TEXTS), torch_embedder.embed_batch(TEXTS), atol=1e-5)
 
 
-def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, monkeypatch, caplog):
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, caplog):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    monkeypatch.setenv("CHRONICLER_CACHE_DIR", str(blocker))
-    embedder = get_embedder(EmbeddingConfig())
+    embedder = get_embedder(EmbeddingConfig(cache_dir=str(blocker / "onnx")))
     assert embedder.runtime == "torch"
     assert "PyTorch instead of onnxruntime" in caplog.text and "cannot write the export" in caplog.text
     assert embedder.embed_query("A wyvern attacks.").shape == (384,)
 
 
-def test_a_damaged_export_is_made_again(tmp_path, monkeypatch, real_embedder):
-    monkeypatch.setenv("CHRONICLER_CACHE_DIR", str(tmp_path))
-    get_embedder(EmbeddingConfig())
-    (folder,) = (tmp_path / "onnx").iterdir()
+def test_a_damaged_export_is_made_again(tmp_path, real_embedder):
+    get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
+    (folder,) = tmp_path.iterdir()
     (folder / "model.onnx").write_bytes(b"cut off")
-    again = get_embedder(EmbeddingConfig())
+    again = get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
     assert again.runtime == "onnx" and (folder / "model.onnx").stat().st_size > 1_000_000
     assert np.allclose(again.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)

@@ -23,16 +23,20 @@ NOTES = {
 }
 
 
+def indexed(tmp_path, engine: str, notes: dict[str, str], campaign: str) -> Pipeline:
+    folder = tmp_path / "notes"
+    for name, text in notes.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    config = load_config(overrides={"store.backend": engine, "campaign": campaign, "retrieval.candidates": 10})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(folder)
+    return p
+
+
 @pytest.fixture(params=["qdrant", "edge"])
 def pipeline(request, tmp_path):
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    for name, text in NOTES.items():
-        (notes / name).parent.mkdir(parents=True, exist_ok=True)
-        (notes / name).write_text(text)
-    config = load_config(overrides={"store.backend": request.param, "campaign": "t", "retrieval.candidates": 10})
-    p = Pipeline(config, embedder=FakeEmbedder())
-    p.index(notes)
+    p = indexed(tmp_path, request.param, NOTES, "t")
     yield p
     p.close()
 
@@ -132,13 +136,7 @@ KIMA = {
 
 @pytest.fixture(params=["qdrant", "edge"])
 def kima(request, tmp_path):
-    notes = tmp_path / "notes"
-    for name, text in KIMA.items():
-        (notes / name).parent.mkdir(parents=True, exist_ok=True)
-        (notes / name).write_text(text)
-    config = load_config(overrides={"store.backend": request.param, "campaign": "k", "retrieval.candidates": 10})
-    p = Pipeline(config, embedder=FakeEmbedder())
-    p.index(notes)
+    p = indexed(tmp_path, request.param, KIMA, "k")
     yield p
     p.close()
 

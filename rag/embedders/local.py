@@ -42,7 +42,7 @@ def offline_env() -> None:
 
 
 class LocalEmbedder(Embedder):
-    def __init__(self, model: str = "", batch_size: int = 32, runtime: str = "onnx"):
+    def __init__(self, model: str = "", batch_size: int = 32, runtime: str = "onnx", cache_dir: str | None = None):
         offline_env()
         self.model_ref = model or packaged_model_path()
         self.name = model or "all-MiniLM-L6-v2"  # in every chunk's hash: the runtime must not change it
@@ -53,7 +53,7 @@ class LocalEmbedder(Embedder):
             from rag.embedders.onnx_runtime import OnnxUnavailable, load_or_export
 
             try:
-                self.onnx = load_or_export(self.model_ref)
+                self.onnx = load_or_export(self.model_ref, cache_dir)
                 self.dim = self.onnx.dim
                 self.runtime = "onnx"
                 return
@@ -89,4 +89,4 @@ class LocalEmbedder(Embedder):
 
 
 def create(config: EmbeddingConfig) -> LocalEmbedder:
-    return LocalEmbedder(config.model, config.batch_size, config.runtime)
+    return LocalEmbedder(config.model, config.batch_size, config.runtime, config.cache_dir)

@@ -38,10 +38,10 @@ class OnnxUnavailable(Exception):
     """The ONNX path cannot be used here; the message says why (for the log, not the player)."""
 
 
-def cache_root() -> Path:
-    """``$CHRONICLER_CACHE_DIR/onnx``, else ``~/.cache/chronicler/onnx`` (``$XDG_CACHE_HOME`` respected)."""
-    if os.environ.get("CHRONICLER_CACHE_DIR"):
-        return Path(os.environ["CHRONICLER_CACHE_DIR"]) / "onnx"
+def cache_root(cache_dir: str | None = None) -> Path:
+    """``embedding.cache_dir``, else ``~/.cache/chronicler/onnx`` (``$XDG_CACHE_HOME`` respected)."""
+    if cache_dir:
+        return Path(cache_dir).expanduser()
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chronicler" / "onnx"
 
 
@@ -95,9 +95,9 @@ class OnnxEncoder:
         return out
 
 
-def load_or_export(model_ref: str) -> OnnxEncoder:
+def load_or_export(model_ref: str, cache_dir: str | None = None) -> OnnxEncoder:
     """The cached export of ``model_ref``, made (and checked) on first use; a damaged one is made again."""
-    folder = cache_root() / cache_key(model_ref)
+    folder = cache_root(cache_dir) / cache_key(model_ref)
     if (folder / "meta.json").exists():
         try:
             return OnnxEncoder(folder)
