@@ -39,7 +39,7 @@ def bench_ingest(config: Config, notes_dir: Path, log=print) -> dict:
     embedder = get_embedder(config.embedding)
     embedder.embed_batch(texts[:32])  # warm-up: first batches pay one-off costs
     onnx = getattr(embedder, "onnx", None)  # the local backend's runtime: one call over every text
-    encode = getattr(getattr(embedder, "model", None), "encode", None)
+    encode = None if onnx is not None else getattr(getattr(embedder, "model", None), "encode", None)
     log("raw encode…")
     t0 = time.perf_counter()
     if onnx is not None:

@@ -48,7 +48,7 @@ class LocalEmbedder(Embedder):
         self.name = model or "all-MiniLM-L6-v2"  # in every chunk's hash: the runtime must not change it
         self.batch_size = batch_size
         self.onnx = None
-        self.model = None
+        self._model = None
         if runtime == "onnx":
             from rag.embedders.onnx_runtime import OnnxUnavailable, load_or_export
 
@@ -61,19 +61,28 @@ class LocalEmbedder(Embedder):
                 log.warning("Embedding with PyTorch instead of onnxruntime: %s", why)
         self._load_torch()
 
+    @property
+    def model(self):
+        """The sentence-transformers model, loaded on first use under the onnx runtime: the
+        late-interaction reranker shares it rather than loading a second copy."""
+        if self._model is None:
+            self._load_torch()
+        return self._model
+
     def _load_torch(self) -> None:
         try:
             from sentence_transformers import SentenceTransformer
 
-            self.model = SentenceTransformer(self.model_ref, device="cpu")
+            self._model = SentenceTransformer(self.model_ref, device="cpu")
         except Exception as err:  # noqa: BLE001 - any load failure is the same story for the user
             raise ModelUnavailableError(
                 f"Cannot load the embedding model '{self.name}': {str(err).splitlines()[0]}",
                 hint="Set `embedding.model` to a local folder, or leave it empty for the packaged model.",
             ) from None
-        dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(dim())
-        self.runtime = "torch"
+        if self.onnx is None:
+            self.runtime = "torch"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if self.onnx is not None:
