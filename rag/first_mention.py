@@ -29,6 +29,42 @@ PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank fi
 MAX_PROBES = 8  # each probe looks only before the earliest mention found so far
 PASSAGES = 3  # passages of the first note offered (in note order)
 NO_SESSION_BELOW = -1e9  # a lower bound every session number passes
+CASE_SAMPLE = 20  # passages read to see how the notes spell a word
+NAME_SHARE = 0.8  # a word capitalised this often in the notes is a name
+# Words that are never what a lower-case first-time question is about.
+_COMMON_WORDS = (
+    "a an the and or but of to in on at by for with from into onto about as is was were are be been being do did "
+    "does done we us our you your they them their he him his she her it its i me my who whom whose what which "
+    "when where why how that this these those there then than first earliest time times meet met meeting see saw "
+    "seen encounter encountered appear appeared hear heard mention mentioned introduce introduced show showed up "
+    "run ran into come came across learn learned find found out episode session party group"
+)
+COMMON = frozenset(_COMMON_WORDS.split())
+
+
+def subjects(store: Store, collection: str, question: str) -> list[str]:
+    """What a first-time question is about: its capitalised names. A question typed in lower case gets
+    its names back from the notes' own spelling: a word the notes nearly always capitalise is a name, and
+    neighbouring name words make one name ("vox machina")."""
+    found = names(question)
+    if found:
+        return list(dict.fromkeys(found))
+    words = norm(question).split()
+    proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and _capitalised(store, collection, w)}
+    phrases, run = [], []
+    for word in [*words, ""]:
+        if word in proper:
+            run.append(word)
+        elif run:
+            phrases.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys(phrases))
+
+
+def _capitalised(store: Store, collection: str, word: str) -> bool:
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    spelt = [m.group(0) for c, _ in store.keyword_search(collection, word, CASE_SAMPLE) for m in pattern.finditer(c.text)]
+    return bool(spelt) and sum(s[0].isupper() for s in spelt) >= NAME_SHARE * len(spelt)
 
 
 def asks_first_mention(question: str) -> bool:
@@ -69,7 +105,7 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
     if not asks_first_mention(question):
         return []
     firsts = []
-    for name in dict.fromkeys(names(question)):
+    for name in subjects(store, collection, question):
         chunk = earliest_mention(store, collection, name, filters)
         if chunk is not None:
             firsts.append((_key(chunk), name, chunk))

@@ -144,7 +144,11 @@ def kima(request, tmp_path):
 def test_first_time_questions_rank_the_first_mention_first(kima):
     """Session 5 and the character page repeat "first", "meet" and the name; session 2 only names her.
     The first-mention stage finds session 2, and picks Kima rather than the party, named since session 1."""
-    for question in ("When did we first meet Lady Kima?", "In which episode did Vox Machina first meet Lady Kima?"):
+    for question in (
+        "When did we first meet Lady Kima?",
+        "In which episode did Vox Machina first meet Lady Kima?",
+        "when did we first meet lady kima",  # typed in lower case: the notes' spelling says it is a name
+    ):
         top = kima.retrieve(question, mode="hybrid", k=3).hits[0]
         assert top.chunk.session == 2 and top.scores["first_mention"] == 1.0 and top.ranks["first_mention"] == 1
 
