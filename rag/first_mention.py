@@ -2,8 +2,9 @@
 
 Word matching cannot answer such questions: the passage that introduces a character rarely says "first",
 and later sessions name the character far more often, so the first stages rank them higher. This stage
-asks the store for the earliest session note that names each capitalised name in the question, and
-offers that note's first passages naming it as one more ranked list for the fusion.
+asks the store for the earliest session note that names each name in the question (capitalised, or in a
+lower-case question, spelt with a capital in the notes), and offers that note's first passages naming it
+as one more ranked list for the fusion.
 
 Which name: the one whose first mention is latest. "When did Vox Machina first meet Clarota?" names the
 party from session 1 on, and Clarota only from the meeting.
