@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 Session = int | float | None  # "Session 20.5.md" exists in real vaults
@@ -173,8 +173,9 @@ class Chunk:
     def payload(self) -> dict[str, Any]:
         """The stored form. Unset optional fields are left out; a set sender or subject also stores the
         lower-cased keys the store filters match (``sender_keys``, ``subject_words``)."""
-        data = asdict(self)
-        del data["context"]  # only searched: each store indexes it its own way (see rag.stores)
+        # Field by field rather than dataclasses.asdict: its deep copies made hashing most of a no-change
+        # re-index (every field is a scalar or a tuple, so the values are the same).
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "context"}
         data["entities"] = list(self.entities)
         data["aliases"] = [list(a) for a in self.aliases]
         for key, unset in _OPTIONAL.items():
