@@ -55,14 +55,15 @@ def changes(section: str) -> dict:
         }
         return out | _secret("store.api_key", "store", cleared="")
     if section == "retrieval":
+        saved = load_config().retrieval  # the weights as the config files set them
         return {
             "retrieval.mode": ss["s_mode"],
             "retrieval.k": int(ss["s_k"]),
             "retrieval.candidates": int(ss["s_candidates"]),
             "retrieval.score_threshold": ss["s_threshold"],
             "retrieval.alias_expansion": bool(ss["s_aliases"]),
-            "retrieval.context_weight": _stage_weight("context_weight", bool(ss["s_context"])),
-            "retrieval.first_mention_weight": _stage_weight("first_mention_weight", bool(ss["s_first_mention"])),
+            "retrieval.context_weight": _stage_weight(saved, "context_weight", bool(ss["s_context"])),
+            "retrieval.first_mention_weight": _stage_weight(saved, "first_mention_weight", bool(ss["s_first_mention"])),
         }
     if section == "answer":
         out = {"answer.backend": ss["s_answer_backend"]}
@@ -101,10 +102,10 @@ def _secret(dotted_key: str, section: str, cleared: str | None) -> dict:
     return {}
 
 
-def _stage_weight(key: str, on: bool) -> float:
+def _stage_weight(saved: RetrievalConfig, key: str, on: bool) -> float:
     """A fusion stage switch: on keeps a weight already set in the config files (the default when it was
     off); off is 0."""
-    current = getattr(load_config().retrieval, key)
+    current = getattr(saved, key)
     return (current or RetrievalConfig.model_fields[key].default) if on else 0.0
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from rag.answering import answer
-from rag.evaluation import indexed_corpora, load_questions, norm, supports
+from rag.evaluation import indexed_corpora, load_questions, supports
 from rag.generators import get_generator
+from rag.names import norm
 
 
 def score_answer(q, result) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from rag.generators import NOT_IN_NOTES, Generator, History, build_messages, get_generator
 from rag.models import Answer, Citation, Filters, Hit
-from rag.names import names
+from rag.names import names, norm
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
@@ -31,9 +31,6 @@ _IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-u
 )
 
 
-def _norm_label(text: str) -> str:
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
-
 
 def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
@@ -42,14 +39,14 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     "[Session 2 - Part 11]" for "C1 Session 2 · Part 11"). Brackets that neither resolve nor look like a
     label ("[sic]") are ordinary text. Returns the text, with a warning line when something did not
     resolve, and the citations in order of appearance."""
-    by_name = {_norm_label(h.chunk.name): h.chunk.id for h in hits}
+    by_name = {norm(h.chunk.name): h.chunk.id for h in hits}
     citations: list[Citation] = []
     for match in _BRACKET.finditer(text):
         whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two
-        parts = [whole] if _norm_label(whole) in by_name else re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
+        parts = [whole] if norm(whole) in by_name else re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
         for label in parts:
             label = label.strip()
-            key = _norm_label(label)
+            key = norm(label)
             chunk_id = by_name.get(key)
             if chunk_id is None and key:
                 ends = [cid for name, cid in by_name.items() if name.endswith(" " + key)]

@@ -17,15 +17,12 @@ from typing import Any
 from rag.config import slug
 from rag.errors import ChroniclerError
 from rag.models import Chunk, Hit
+from rag.names import norm  # the matching rule of shared/data/README.md
 from rag.pipeline import Pipeline
 
 KINDS = ("fact", "which-session", "entity", "multi-session", "unanswerable")
 MRR_DEPTH = 10
 
-
-def norm(s: str) -> str:
-    s = s.casefold()
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in s).split())
 
 
 @dataclass

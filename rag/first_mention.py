@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from rag.models import Chunk, Filters
-from rag.names import names, norm
+from rag.names import STOPWORDS, names, norm
 from rag.stores import Store
 
 FIRST = re.compile(r"\b(first|earliest)\b", re.IGNORECASE)
@@ -32,15 +32,13 @@ PASSAGES = 3  # passages of the first note offered (in note order)
 NO_SESSION_BELOW = -1e9  # a lower bound every session number passes
 CASE_SAMPLE = 20  # passages read to see how the notes spell a word
 NAME_SHARE = 0.8  # a word capitalised this often in the notes is a name
-# Words that are never what a lower-case first-time question is about.
-_COMMON_WORDS = (
-    "a an the and or but of to in on at by for with from into onto about as is was were are be been being do did "
-    "does done we us our you your they them their he him his she her it its i me my who whom whose what which "
-    "when where why how that this these those there then than first earliest time times meet met meeting see saw "
-    "seen encounter encountered appear appeared hear heard mention mentioned introduce introduced show showed up "
-    "run ran into come came across learn learned find found out episode session party group"
+# Never what a lower-case first-time question is about: words without content, and the question's own frame.
+_FRAME = (
+    "first earliest time times meet met meeting see saw seen encounter encountered appear appeared hear heard "
+    "mention mentioned introduce introduced show showed run ran come came across learn learned find found "
+    "episode session party group"
 )
-COMMON = frozenset(_COMMON_WORDS.split())
+COMMON = STOPWORDS | frozenset(_FRAME.split())
 
 
 def subjects(store: Store, collection: str, question: str) -> list[str]:
@@ -83,20 +81,15 @@ def earliest_mention(store: Store, collection: str, name: str, filters: Filters)
     name mentioned in thousands of passages still takes a few small searches."""
     wanted = f" {norm(name)} "
     best: Chunk | None = None
-    base = vars(filters)
-    low = filters.session_min if filters.session_min is not None else NO_SESSION_BELOW  # a range skips unnumbered notes
+    low = NO_SESSION_BELOW if filters.session_min is None else filters.session_min  # a range skips unnumbered notes
     for _ in range(MAX_PROBES):
-        high = filters.session_max if best is None else best.session
-        if best is not None and filters.session_max is not None:
-            high = min(high, filters.session_max)
-        probe = Filters(**{**base, "session_min": low, "session_max": high})
+        caps = [s for s in (filters.session_max, best.session if best else None) if s is not None]
+        probe = Filters(**{**vars(filters), "session_min": low, "session_max": min(caps, default=None)})
         found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
         earlier = [c for c in found if best is None or _key(c) < _key(best)]
         if not earlier:
             return best
         best = min(earlier, key=_key)
-        if best.session is None:
-            return best
     return best
 
 

@@ -1,4 +1,5 @@
-"""Proper names in a question, by capitalisation: what follow-ups carry over and first-mention looks up."""
+"""Words of a question: its proper names (by capitalisation), the words that carry no content, and the
+normal form passages and names are compared in. Shared by the answerer, first mentions and the evaluation."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
 _NOT_NAMES = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Did", "Does", "Do", "Is",
               "Was", "Were", "Are", "And", "But", "So", "Then", "The", "A", "An", "In", "On", "After", "Before",
               "Session", "Episode", "Tell", "Can", "Could", "Would", "Has", "Had", "Have", "I", "If"}
+
+# Words that carry no content of their own: left out of keyword overlap (the extractive answerer) and never
+# taken as what a question is about (first mentions).
+_STOPWORDS_TEXT = """a an the and or but if of to in on at by for with from into onto about as is are was were be been being
+    do does did done have has had having what which who whom whose when where why how that this these those
+    it its they them their there then than so such not no nor can could would should will shall may might must
+    he she his her him we our us you your i me my after before during while up down out over under again
+    once any some all each both few more most other own same too very just also ever even still yet get got"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
 def names(text: str) -> list[str]:
@@ -24,5 +34,6 @@ def names(text: str) -> list[str]:
 
 
 def norm(text: str) -> str:
-    """Case-folded words separated by single spaces: how a name is looked for in a passage."""
+    """Case-folded words separated by single spaces: how a name is looked for in a passage, how citation
+    labels are compared, and the data sets' evidence-matching rule (shared/data/README.md)."""
     return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())

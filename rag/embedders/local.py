@@ -49,16 +49,17 @@ class LocalEmbedder(Embedder):
         self.batch_size = batch_size
         self.onnx = None
         self._model = None
+        self.runtime = runtime
         if runtime == "onnx":
             from rag.embedders.onnx_runtime import OnnxUnavailable, load_or_export
 
             try:
                 self.onnx = load_or_export(self.model_ref, cache_dir)
                 self.dim = self.onnx.dim
-                self.runtime = "onnx"
                 return
             except OnnxUnavailable as why:
                 log.warning("Embedding with PyTorch instead of onnxruntime: %s", why)
+                self.runtime = "torch"
         self._load_torch()
 
     @property
@@ -81,8 +82,6 @@ class LocalEmbedder(Embedder):
             ) from None
         dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(dim())
-        if self.onnx is None:
-            self.runtime = "torch"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if self.onnx is not None:

@@ -17,6 +17,7 @@ import numpy as np
 from rag.config import AnswerConfig
 from rag.generators import Generator, History
 from rag.models import Hit, format_session
+from rag.names import STOPWORDS
 
 # The support score (refusals) and the selection score (which sentences to quote) weigh the same parts
 # differently. Support keeps the weights the refusal floor was calibrated with. Selection leans on where
@@ -27,12 +28,6 @@ MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
 PICK_MEANING, PICK_KEYWORD, PICK_RANK = 0.55, 0.2, 0.3
 KEEP_RATIO = 0.6  # further sentences must score at least this share of the best one
 MIN_WORDS = 4
-_STOPWORDS_TEXT = """a an the and or but if of to in on at by for with from into onto about as is are was were be been being
-    do does did done have has had having what which who whom whose when where why how that this these those
-    it its they them their there then than so such not no nor can could would should will shall may might must
-    he she his her him we our us you your i me my after before during while up down out over under again
-    once any some all each both few more most other own same too very just also ever even still yet get got"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _WHICH_SESSION = re.compile(r"^\W*when\b|\b(which|what)\s+(session|episode|game)\b", re.IGNORECASE)
 # The detail a question asks for → what a sentence must contain to give it. Near-miss questions ("how much
