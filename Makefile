@@ -21,8 +21,9 @@ test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real b
 screenshots: setup-dev  ## refresh the README's screenshots from the browser tests
 	CHRONICLER_SCREENSHOTS=$(CURDIR)/docs/screenshots .venv/bin/python -m pytest -q tests/test_browser.py
 
-lint: setup-dev
+lint: setup-dev  ## ruff's lint rules and its formatter, as CI would see them
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 
 eval: setup  ## retrieval quality on the shared dev sets → docs/EVALUATION.md inputs
 	.venv/bin/python -m rag eval --notes ../shared/data/crd3-notes --questions ../shared/data/crd3-questions.jsonl --json docs/eval/crd3.json

@@ -130,9 +130,7 @@ def store_key(config: Config) -> tuple:
     )
 
 
-@st.cache_resource(
-    show_spinner="Loading the embedding model… (the first time takes about 10 seconds)", max_entries=1
-)
+@st.cache_resource(show_spinner="Loading the embedding model… (the first time takes about 10 seconds)", max_entries=1)
 def _load_embedder(key: tuple, _config: Config) -> Embedder:
     return get_embedder(_config.embedding)
 
@@ -180,7 +178,9 @@ class AppPipeline(Pipeline):
     @property
     def expander(self):
         """Without a language model, expansion is said to be off (with the fix) and the search goes on."""
-        return self._or_off(lambda: super(AppPipeline, self).expander, "Question expansion", "retrieval", "query_expansion")
+        return self._or_off(
+            lambda: super(AppPipeline, self).expander, "Question expansion", "retrieval", "query_expansion"
+        )
 
     @property
     def reranker(self):

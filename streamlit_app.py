@@ -63,10 +63,16 @@ with st.sidebar:
     )
     if mode == "hybrid":
         st.session_state.setdefault(state.KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
-        st.slider("Weight of exact words", 0.0, state.MAX_KEYWORD_WEIGHT, step=0.25, key=state.KEYWORD_WEIGHT,
-                  help="Hybrid weight: how much the exact-word rankings (the passage alone, and with its "
-                  "neighbours) count against the meaning ranking (1 = equal). Higher favours names; lower "
-                  "favours paraphrases.")
+        st.slider(
+            "Weight of exact words",
+            0.0,
+            state.MAX_KEYWORD_WEIGHT,
+            step=0.25,
+            key=state.KEYWORD_WEIGHT,
+            help="Hybrid weight: how much the exact-word rankings (the passage alone, and with its "
+            "neighbours) count against the meaning ranking (1 = equal). Higher favours names; lower "
+            "favours paraphrases.",
+        )
     st.session_state.setdefault(state.TOP_K, min(config.retrieval.k, 20))
     st.slider(
         "Passages to show (top-k)",
@@ -81,11 +87,18 @@ with st.sidebar:
     st.session_state.setdefault(state.PHRASINGS, config.retrieval.expansion_variants)
     expand = st.toggle("Expand the question", key=state.EXPAND, help=state.EXPAND_HELP)
     if expand:
-        st.slider("Other phrasings to search", 1, 8, key=state.PHRASINGS,
-                  help="More phrasings find more, but each one costs a language-model call and a search.")
+        st.slider(
+            "Other phrasings to search",
+            1,
+            8,
+            key=state.PHRASINGS,
+            help="More phrasings find more, but each one costs a language-model call and a search.",
+        )
         if not llm_configured(config.answer):
-            st.caption(":material/info: Needs a language model: choose one in Settings → Answers. "
-                       "Until then searches use your question as typed.")
+            st.caption(
+                ":material/info: Needs a language model: choose one in Settings → Answers. "
+                "Until then searches use your question as typed."
+            )
     top, step, default = state.threshold_range(mode, config)
     tkey = state.threshold_key(mode)
     st.session_state.setdefault(tkey, default)

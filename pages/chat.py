@@ -18,8 +18,11 @@ from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
 
 TURNS = "chat_turns"  # list of {"question": str, "answer": Answer}
-BADGES = {"high": ":green-badge[High confidence]", "medium": ":orange-badge[Medium confidence]",
-          "low": ":gray-badge[Low confidence]"}
+BADGES = {
+    "high": ":green-badge[High confidence]",
+    "medium": ":orange-badge[Medium confidence]",
+    "low": ":gray-badge[Low confidence]",
+}
 CONFIDENCE_HELP = (
     "How sure the answer is: from how closely the passages match the question and whether every "
     "citation points at a passage that was read. Low: check the passages before you rely on it."
@@ -41,15 +44,21 @@ def scores_figure(result: Answer) -> go.Figure:
     """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour."""
     cited = {c.chunk_id for c in result.citations if c.chunk_id}
     hits = list(reversed(result.hits))
-    fig = go.Figure(go.Bar(
-        x=[h.score for h in hits],
-        y=[f"#{h.rank} {h.chunk.name}" for h in hits],
-        orientation="h",
-        marker_color=["#7b4f2c" if h.chunk.id in cited else "#c9b79c" for h in hits],
-        hovertext=[h.chunk.text[:160] for h in hits],
-    ))
-    fig.update_layout(height=60 + 28 * len(hits), margin=dict(l=10, r=10, t=30, b=10),
-                      title="Passages given to the answerer (dark = cited)", xaxis_title="retrieval score")
+    fig = go.Figure(
+        go.Bar(
+            x=[h.score for h in hits],
+            y=[f"#{h.rank} {h.chunk.name}" for h in hits],
+            orientation="h",
+            marker_color=["#7b4f2c" if h.chunk.id in cited else "#c9b79c" for h in hits],
+            hovertext=[h.chunk.text[:160] for h in hits],
+        )
+    )
+    fig.update_layout(
+        height=60 + 28 * len(hits),
+        margin=dict(l=10, r=10, t=30, b=10),
+        title="Passages given to the answerer (dark = cited)",
+        xaxis_title="retrieval score",
+    )
     return fig
 
 
@@ -63,13 +72,17 @@ def show_citations(result: Answer) -> None:
             chunk = by_id[citation.chunk_id]
             with columns[i % len(columns)].popover(chunk.name, icon=":material/menu_book:", width="stretch"):
                 session = f"Session {format_session(chunk.session)}" if chunk.session is not None else chunk.kind
-                st.markdown(f"**{_md(chunk.name)}**  \n:gray[{_md(session)} · {_md(chunk.heading or chunk.title)} · "
-                            f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]")
+                st.markdown(
+                    f"**{_md(chunk.name)}**  \n:gray[{_md(session)} · {_md(chunk.heading or chunk.title)} · "
+                    f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]"
+                )
                 st.markdown(_md(chunk.text))
     for citation in result.citations:
         if citation.chunk_id is None:
-            st.warning(f"Citation [{citation.label}] does not match any passage the answer was given.",
-                       icon=":material/warning:")
+            st.warning(
+                f"Citation [{citation.label}] does not match any passage the answer was given.",
+                icon=":material/warning:",
+            )
 
 
 def show_why(result: Answer, key: str) -> None:
@@ -86,8 +99,10 @@ def show_why(result: Answer, key: str) -> None:
         filters = trace.get("filters") or {}
         st.caption("Filters: " + (", ".join(f"{k} {v}" for k, v in filters.items()) if filters else "none"))
         if trace.get("support") is not None:
-            st.caption(f"Best sentence score {trace['support']:.3f} (refuses below {trace['refusal_floor']:.2f}) · "
-                       f"answerer: {trace.get('generator')}")
+            st.caption(
+                f"Best sentence score {trace['support']:.3f} (refuses below {trace['refusal_floor']:.2f}) · "
+                f"answerer: {trace.get('generator')}"
+            )
         if trace.get("refusal_rule"):
             st.caption(f"Refused because {trace['refusal_rule']}; no answer was generated.")
         if result.hits:
@@ -121,24 +136,38 @@ asking = bool(has_notes and question and question.strip())
 
 head, button = st.columns([5, 1], vertical_alignment="bottom")
 head.title(":material/forum: Ask the chronicle")
-button.button("New conversation", icon=":material/add_comment:", on_click=new_conversation, key="new_conversation",
-              disabled=not (turns or asking), width="stretch")
-st.caption(f"Answers about **{campaign}** come only from your notes, with the passage behind every claim. "
-           "Search options in the sidebar apply.")
+button.button(
+    "New conversation",
+    icon=":material/add_comment:",
+    on_click=new_conversation,
+    key="new_conversation",
+    disabled=not (turns or asking),
+    width="stretch",
+)
+st.caption(
+    f"Answers about **{campaign}** come only from your notes, with the passage behind every claim. "
+    "Search options in the sidebar apply."
+)
 
 if store_error is not None:
     st.error(store_error.one_line())
     st.page_link("pages/settings.py", label="Check the store settings", icon=":material/settings:")
     st.stop()
 if not has_notes:
-    st.info(f"**No notes in '{campaign}' yet.** Add your notes on the Ingest page: upload Markdown files or a "
-            "zipped Obsidian vault, then come back and ask.", icon=":material/upload_file:")
+    st.info(
+        f"**No notes in '{campaign}' yet.** Add your notes on the Ingest page: upload Markdown files or a "
+        "zipped Obsidian vault, then come back and ask.",
+        icon=":material/upload_file:",
+    )
     st.page_link("pages/ingest.py", label="Add your notes", icon=":material/upload_file:")
     st.stop()
 
 if not turns and not asking:
-    st.info("Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
-            "Follow-up questions (\"and what did she do next?\") work too.", icon=":material/lightbulb:")
+    st.info(
+        "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
+        'Follow-up questions ("and what did she do next?") work too.',
+        icon=":material/lightbulb:",
+    )
 
 for i, turn in enumerate(turns):
     with st.chat_message("user"):
@@ -154,8 +183,9 @@ if asking:
         cfg, filters = state.search_settings(config)
         history = [(t["question"], t["answer"].text) for t in turns]
         try:
-            stream = ask(state.pipeline(cfg), question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode,
-                         history=history)
+            stream = ask(
+                state.pipeline(cfg), question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode, history=history
+            )
             st.write_stream(_md(piece) for piece in stream)
             result = stream.answer
         except ChroniclerError as err:

@@ -38,9 +38,7 @@ entities = top_entities(chunks, n=1000)
 files = files_frame(chunks)
 
 cols = st.columns(4)
-cols[0].metric(
-    "Sessions", len(sessions), help="Notes whose file name gives a session number, e.g. 'Session 12.md'."
-)
+cols[0].metric("Sessions", len(sessions), help="Notes whose file name gives a session number, e.g. 'Session 12.md'.")
 cols[1].metric(
     "People, places & things",
     len(entities),

@@ -51,9 +51,7 @@ def index_folder(folder: Path) -> None:
     st.rerun()
 
 
-upload_tab, folder_tab = st.tabs(
-    [":material/upload: Upload files", ":material/folder_open: Folder on the server"]
-)
+upload_tab, folder_tab = st.tabs([":material/upload: Upload files", ":material/folder_open: Folder on the server"])
 with upload_tab:
     files = st.file_uploader(
         "Session notes, handouts, mails or a zipped vault",
@@ -78,9 +76,7 @@ with upload_tab:
     ):
         dest = uploads_dir(config, campaign)
         try:
-            result = save_uploads(
-                [(f.name, f.getvalue()) for f in files], dest, config.notes.extensions, replace
-            )
+            result = save_uploads([(f.name, f.getvalue()) for f in files], dest, config.notes.extensions, replace)
         except ChroniclerError as err:
             st.error(err.one_line())
         else:
@@ -124,9 +120,7 @@ if last and last[0] == campaign:
     cols[0].metric("Added", report.added, help="New passages")
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")
     cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
-    cols[3].metric(
-        "Skipped files", len(report.skipped), help="Files that could not be read; see the note column"
-    )
+    cols[3].metric("Skipped files", len(report.skipped), help="Files that could not be read; see the note column")
     st.dataframe(
         report_frame(report),
         hide_index=True,
@@ -172,12 +166,8 @@ if chunks:
 
     # -- delete ---------------------------------------------------------------------------------------
     with st.expander("Delete this campaign", icon=":material/delete:"):
-        st.write(
-            f"Removes every passage of **{campaign}** from Chronicler. Your own note files are not touched."
-        )
-        drop_uploads = st.checkbox(
-            "Also delete the copies uploaded to Chronicler", value=True, key="drop_uploads"
-        )
+        st.write(f"Removes every passage of **{campaign}** from Chronicler. Your own note files are not touched.")
+        drop_uploads = st.checkbox("Also delete the copies uploaded to Chronicler", value=True, key="drop_uploads")
         if not ss.get("confirm_delete"):
             if st.button("Delete campaign…", key="delete_start"):
                 ss["confirm_delete"] = True

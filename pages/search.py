@@ -66,8 +66,9 @@ if senders:  # only campaigns with e-mailed notes have anything to filter by her
     with st.expander("E-mail filters", icon=":material/mail:"):
         left, right = st.columns(2)
         chosen = left.multiselect("From", senders, key="f_senders", help="Only mails from these senders.")
-        subject = right.text_input("Subject has the words", key="f_subject",
-                                   help="Only mails whose subject contains every one of these words.")
+        subject = right.text_input(
+            "Subject has the words", key="f_subject", help="Only mails whose subject contains every one of these words."
+        )
     addresses = tuple(parseaddr(sender)[1] or sender for sender in chosen)  # what the store's sender keys hold
     filters = Filters(**{**vars(filters), "senders": addresses, "subject": subject.strip()})
 try:
@@ -132,31 +133,25 @@ left.plotly_chart(
     config=PLOT,
     key="chart_distribution",
 )
-right.plotly_chart(
-    hits_per_session_figure(candidates, hits), width="stretch", config=PLOT, key="chart_sessions"
-)
+right.plotly_chart(hits_per_session_figure(candidates, hits), width="stretch", config=PLOT, key="chart_sessions")
 movement = rank_movement_figure(candidates, hits)
 if movement is not None:
     st.plotly_chart(movement, width="stretch", config=PLOT, key="chart_movement")
 
 st.markdown("**Every candidate**")
-st.caption(
-    "A score shown as None means that search stage did not run or did not find the passage; it is not a zero."
-)
+st.caption("A score shown as None means that search stage did not run or did not find the passage; it is not a zero.")
 frame = hits_frame(candidates, hits)
 stage_help = {
     "dense": "Meaning-based similarity (cosine, -1 to 1).",
     "keyword": "Exact-word match strength (BM25; higher is better, no upper limit).",
     "context": "Hybrid only: exact-word strength of the passage read together with the passages just before "
     "and after it, so a bullet is found by a name in the bullet before it (BM25).",
-    "first_mention": "Hybrid, \"when did we first meet …\" questions only: 1 for the earliest passage in your "
+    "first_mention": 'Hybrid, "when did we first meet …" questions only: 1 for the earliest passage in your '
     "notes naming who you asked about, 1/2 for the next passage naming them in that note, and so on.",
     "fused": "Hybrid only: the rankings combined (reciprocal rank fusion).",
     "rerank": "Score from a reranking model, when one is configured.",
 }
-columns = {
-    s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES
-}
+columns = {s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES}
 columns["score"] = st.column_config.NumberColumn(
     "final score", format="%.4f", help="The score the final order was made by."
 )
@@ -178,6 +173,4 @@ st.dataframe(
     column_order=["rank", "status", "session", "name", *STAGES, "score", "found by", "heading", "source", "text"],
 )
 if set(STAGES) - set(ran):
-    st.caption(
-        "Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + "."
-    )
+    st.caption("Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + ".")

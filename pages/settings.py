@@ -123,8 +123,7 @@ with st.container(border=True):
             type="password",
             key=_init("s_api_key", ""),
             placeholder="saved (hidden): type a new one to replace it" if config.store.api_key else "",
-            help="Only needed for a server that asks for one (e.g. Qdrant Cloud). It is never shown "
-            "again once saved.",
+            help="Only needed for a server that asks for one (e.g. Qdrant Cloud). It is never shown again once saved.",
         )
         if config.store.api_key:
             st.checkbox("Remove the saved API key", key=_init("s_forget_key", False))
@@ -147,9 +146,7 @@ with st.container(border=True):
         except ChroniclerError as err:
             st.error(f"Could not connect: {err.one_line()}")
         except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
-            st.error(
-                f"Could not connect: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-            )
+            st.error(f"Could not connect: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
         else:
             prefix = candidate.store.collection_prefix
             found = ", ".join(n[len(prefix) :] for n in names) or "none yet"
@@ -196,14 +193,14 @@ with st.container(border=True):
     st.toggle(
         "Also match words in the passages around each one",
         key=_init("s_context", config.retrieval.context_weight > 0),
-        help="A passage is also searched together with the passages just before and after it, so \"she "
-        "hands them the map\" is found by the name written in the bullet before it. Measured to find more "
+        help='A passage is also searched together with the passages just before and after it, so "she '
+        'hands them the map" is found by the name written in the bullet before it. Measured to find more '
         "of the right passages on both test campaigns (docs/EVALUATION.md).",
     )
     st.toggle(
-        "Answer \"when did we first meet…\" from the first mention",
+        'Answer "when did we first meet…" from the first mention',
         key=_init("s_first_mention", config.retrieval.first_mention_weight > 0),
-        help="For questions like \"When did we first meet Osiris?\", also look up the earliest session note "
+        help='For questions like "When did we first meet Osiris?", also look up the earliest session note '
         "that names Osiris and rank its passages high. Later sessions name a character far more often than "
         "the one where they appear. Measured on the test campaign (docs/EVALUATION.md).",
     )

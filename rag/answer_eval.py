@@ -24,8 +24,13 @@ from rag.names import norm
 
 
 def score_answer(q, result) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": q.id, "kind": q.kind, "refused": result.refused,
-                           "confidence": result.confidence, "support": result.trace.get("support")}
+    row: dict[str, Any] = {
+        "id": q.id,
+        "kind": q.kind,
+        "refused": result.refused,
+        "confidence": result.confidence,
+        "support": result.trace.get("support"),
+    }
     if not q.answerable:
         row["refusal_correct"] = float(result.refused)
         return row
@@ -50,8 +55,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
     out = {
         "refusal_accuracy": mean("refusal_correct"),
         "false_refusal_rate": mean("false_refusal"),
-        "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rows) / cited, 4)
-        if cited else None,
+        "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rows) / cited, 4) if cited else None,
         "answer_has_evidence": mean("has_evidence"),
     }
     return {k: v for k, v in out.items() if v is not None}
@@ -74,12 +78,18 @@ def run_answer_eval(
             result = answer(pipeline, q.question, campaign, generator=generator)
             latencies.append(time.perf_counter() - t0)
             rows.append({**score_answer(q, result), "answer": result.text})
-    by_kind = {kind: {"n": sum(r["kind"] == kind for r in rows), **summarise([r for r in rows if r["kind"] == kind])}
-               for kind in sorted({r["kind"] for r in rows})}
+    by_kind = {
+        kind: {"n": sum(r["kind"] == kind for r in rows), **summarise([r for r in rows if r["kind"] == kind])}
+        for kind in sorted({r["kind"] for r in rows})
+    }
     answerable = [r for r in rows if "has_evidence" in r]
-    by_confidence = {level: {"n": sum(r["confidence"] == level for r in answerable),
-                             **summarise([r for r in answerable if r["confidence"] == level])}
-                     for level in ("high", "medium", "low")}
+    by_confidence = {
+        level: {
+            "n": sum(r["confidence"] == level for r in answerable),
+            **summarise([r for r in answerable if r["confidence"] == level]),
+        }
+        for level in ("high", "medium", "low")
+    }
     return {
         "overall": summarise(rows),
         "by_kind": by_kind,

@@ -31,7 +31,6 @@ _IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-u
 )
 
 
-
 def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
 
@@ -196,8 +195,10 @@ def ask(
         "support": support,
         "support_note": generator.support_note if support is not None else None,
         "refusal_floor": cfg.refusal_floor if support is not None else None,
-        "timings": {**{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
-                    "rewrite_and_retrieve": t_retrieved - t0},
+        "timings": {
+            **{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
+            "rewrite_and_retrieve": t_retrieved - t0,
+        },
     }
     refusal = None
     if not hits:
@@ -238,12 +239,20 @@ def record_answer(config, result: Answer):
     """Write a tracked run for an answer (``run`` and chat turns); the config snapshot masks keys."""
     from rag.tracking import record_run
 
-    return record_run(config, result.question, {
-        "rewrite.json": result.trace.get("rewrite"),
-        "hits.json": result.trace.get("hits", []),
-        "prompt.json": result.trace.get("prompt"),
-        "answer.json": {"text": result.text, "refused": result.refused, "confidence": result.confidence,
-                        "support": result.trace.get("support")},
-        "citations.json": [{"label": c.label, "chunk_id": c.chunk_id} for c in result.citations],
-        "timings.json": result.trace.get("timings", {}),
-    })
+    return record_run(
+        config,
+        result.question,
+        {
+            "rewrite.json": result.trace.get("rewrite"),
+            "hits.json": result.trace.get("hits", []),
+            "prompt.json": result.trace.get("prompt"),
+            "answer.json": {
+                "text": result.text,
+                "refused": result.refused,
+                "confidence": result.confidence,
+                "support": result.trace.get("support"),
+            },
+            "citations.json": [{"label": c.label, "chunk_id": c.chunk_id} for c in result.citations],
+            "timings.json": result.trace.get("timings", {}),
+        },
+    )

@@ -88,24 +88,26 @@ def ingest_markdown(r: dict, notes_dir: str, command: str) -> str:
     ok_re = "✅" if r["reindex_s"] <= 2 else "❌"
     return f"""## Ingest (`bench ingest`)
 
-Command: `{command}`. Machine: {machine()}. Notes: `{notes_dir}`. Store: `{r['store']}` (embedded, on disk,
-fresh temp folder). Model: {r['embedder']}, batch size from config.
+Command: `{command}`. Machine: {machine()}. Notes: `{notes_dir}`. Store: `{r["store"]}` (embedded, on disk,
+fresh temp folder). Model: {r["embedder"]}, batch size from config.
 
 | measure | value | target |
 |---|---|---|
-| files / chunks | {r['files']} / {r['chunks']} ({r['skipped']} skipped) | |
-| parse + chunk | {r['parse_chunk_s']} s | |
-| full index (parse, chunk, embed, write) | {r['index_s']} s, **{r['chunks_per_s']} chunks/s** | |
-| of which embedding | {r['embed_s']} s | |
-| raw `encode` of the same texts | {r['raw_encode_s']} s, {r['raw_chunks_per_s']} chunks/s | |
-| pipeline / raw throughput | **{r['ratio']}** | ≥ 0.85 {ok_ratio} |
-| second `index`, nothing changed | **{r['reindex_s']} s**, {r['reindex_embedded']} chunks embedded | ≤ 2 s {ok_re} |
+| files / chunks | {r["files"]} / {r["chunks"]} ({r["skipped"]} skipped) | |
+| parse + chunk | {r["parse_chunk_s"]} s | |
+| full index (parse, chunk, embed, write) | {r["index_s"]} s, **{r["chunks_per_s"]} chunks/s** | |
+| of which embedding | {r["embed_s"]} s | |
+| raw `encode` of the same texts | {r["raw_encode_s"]} s, {r["raw_chunks_per_s"]} chunks/s | |
+| pipeline / raw throughput | **{r["ratio"]}** | ≥ 0.85 {ok_ratio} |
+| second `index`, nothing changed | **{r["reindex_s"]} s**, {r["reindex_embedded"]} chunks embedded | ≤ 2 s {ok_re} |
 """
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
     notes_dir = config.resolve(config.notes_dir)
-    command = "python -m rag " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else "python -m rag bench"
+    command = (
+        "python -m rag " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else "python -m rag bench"
+    )
     log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     if args.what == "ingest":
         result = bench_ingest(config, notes_dir, log=log)

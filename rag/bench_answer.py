@@ -25,9 +25,13 @@ TARGET_FIRST_TOKEN_S = 3.0
 
 def bench_answer(config: Config, notes_dir: Path, log=print) -> dict:
     with tempfile.TemporaryDirectory(prefix="chronicler-bench-") as tmp:
-        cfg = config.model_copy(update={
-            "data_dir": tmp, "campaign": "bench",
-            "store": config.store.model_copy(update={"path": None, "url": None})})
+        cfg = config.model_copy(
+            update={
+                "data_dir": tmp,
+                "campaign": "bench",
+                "store": config.store.model_copy(update={"path": None, "url": None}),
+            }
+        )
         pipeline = Pipeline(cfg)
         try:
             log("indexing the notes into a temporary store…")
@@ -67,13 +71,18 @@ def _stats(values: list[float]) -> tuple[float, float]:
 
 def answer_markdown(r: dict, notes: str, command: str, machine: str) -> str:
     ok = "✅" if r["first"][0] <= TARGET_FIRST_TOKEN_S else "❌"
-    return "\n".join([
-        "## Answers: first token and chat turns (`bench answer`)", "",
-        f"Command: `{command}`. Machine: {machine}. Notes: `{notes}` ({r['chunks']} passages, indexed into a "
-        f"fresh temporary store). Answerer: `{r['generator']}`, warm (model loaded, one warm-up question). "
-        f"p50 / p95 over {r['n']} questions, through `rag.answering.ask` as the chat page calls it.", "",
-        "| measure | p50 / p95 | target |", "|---|---|---|",
-        f"| question → first answer token | **{r['first'][0]} s** / {r['first'][1]} s | ≤ {TARGET_FIRST_TOKEN_S:g} s {ok} |",
-        f"| chat turn: question → whole answer | {r['whole'][0]} s / {r['whole'][1]} s | |",
-        f"| follow-up turn (rewritten from the history first) | {r['follow'][0]} s / {r['follow'][1]} s | |",
-    ])
+    return "\n".join(
+        [
+            "## Answers: first token and chat turns (`bench answer`)",
+            "",
+            f"Command: `{command}`. Machine: {machine}. Notes: `{notes}` ({r['chunks']} passages, indexed into a "
+            f"fresh temporary store). Answerer: `{r['generator']}`, warm (model loaded, one warm-up question). "
+            f"p50 / p95 over {r['n']} questions, through `rag.answering.ask` as the chat page calls it.",
+            "",
+            "| measure | p50 / p95 | target |",
+            "|---|---|---|",
+            f"| question → first answer token | **{r['first'][0]} s** / {r['first'][1]} s | ≤ {TARGET_FIRST_TOKEN_S:g} s {ok} |",
+            f"| chat turn: question → whole answer | {r['whole'][0]} s / {r['whole'][1]} s | |",
+            f"| follow-up turn (rewritten from the history first) | {r['follow'][0]} s / {r['follow'][1]} s | |",
+        ]
+    )

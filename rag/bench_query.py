@@ -21,13 +21,26 @@ from rag.pipeline import Pipeline
 from rag.stores import get_store
 
 QUESTIONS = [
-    "Who gave the party a map of the mines?", "What did Clarota do to the duergar general?",
-    "When did Vox Machina first meet Osiris?", "Where is Kraghammer?", "What happened to Lady Kima?",
-    "Why did Lord Thunderbrand refuse to listen?", "Who killed the beholder?", "What is the Slayer's Take?",
-    "Which session did Grog get the gauntlets?", "What did Scanlan sing?", "Who is Allura Vysoren?",
-    "What did they find in the Underdark?", "How did Vex tame Trinket?", "What is in Vasselheim?",
-    "Who are the Briarwoods?", "What did Percy build?", "Where did Keyleth go for her Aramente?",
-    "What was the deal with Nostoc Greyspine?", "Who is Gilmore?", "What did the party do at the Sunken Tomb?",
+    "Who gave the party a map of the mines?",
+    "What did Clarota do to the duergar general?",
+    "When did Vox Machina first meet Osiris?",
+    "Where is Kraghammer?",
+    "What happened to Lady Kima?",
+    "Why did Lord Thunderbrand refuse to listen?",
+    "Who killed the beholder?",
+    "What is the Slayer's Take?",
+    "Which session did Grog get the gauntlets?",
+    "What did Scanlan sing?",
+    "Who is Allura Vysoren?",
+    "What did they find in the Underdark?",
+    "How did Vex tame Trinket?",
+    "What is in Vasselheim?",
+    "Who are the Briarwoods?",
+    "What did Percy build?",
+    "Where did Keyleth go for her Aramente?",
+    "What was the deal with Nostoc Greyspine?",
+    "Who is Gilmore?",
+    "What did the party do at the Sunken Tomb?",
 ]
 
 
@@ -46,9 +59,19 @@ def synthetic(base: list[Chunk], vectors: np.ndarray, n: int, rng) -> tuple[list
     for i in range(n):
         j = i % len(base)
         c = base[j]
-        chunks.append(Chunk(campaign="bench", source=f"copy{i // len(base)}/{c.source}", position=c.position,
-                            text=c.text, name=c.name, session=c.session, campaign_no=c.campaign_no,
-                            entities=c.entities, context=c.context))
+        chunks.append(
+            Chunk(
+                campaign="bench",
+                source=f"copy{i // len(base)}/{c.source}",
+                position=c.position,
+                text=c.text,
+                name=c.name,
+                session=c.session,
+                campaign_no=c.campaign_no,
+                entities=c.entities,
+                context=c.context,
+            )
+        )
         out.append(vectors[j] + rng.normal(0, 0.02, vectors.shape[1]).astype(np.float32))
     return chunks, normalise(np.array(out))
 
@@ -69,9 +92,13 @@ def bench_query(config: Config, notes_dir, sizes: list[int], engines: list[str],
                 rows.append({"n": n, "engine": engine, "skipped": True})
                 continue
             with tempfile.TemporaryDirectory(prefix="chronicler-bench-") as tmp:
-                cfg = config.model_copy(update={
-                    "data_dir": tmp, "campaign": "bench",
-                    "store": config.store.model_copy(update={"backend": engine, "path": None, "url": None})})
+                cfg = config.model_copy(
+                    update={
+                        "data_dir": tmp,
+                        "campaign": "bench",
+                        "store": config.store.model_copy(update={"backend": engine, "path": None, "url": None}),
+                    }
+                )
                 rows.append(_measure(cfg, embedder, chunks, vecs, n, engine, log))
     return rows
 
@@ -83,14 +110,18 @@ def _measure(cfg: Config, embedder, chunks, vecs, n: int, engine: str, log) -> d
         t0 = time.perf_counter()
         store.ensure_collection(collection, vecs.shape[1])
         for s in range(0, n, 1000):
-            store.upsert(collection, chunks[s:s + 1000], vecs[s:s + 1000], ["x"] * len(chunks[s:s + 1000]))
+            store.upsert(collection, chunks[s : s + 1000], vecs[s : s + 1000], ["x"] * len(chunks[s : s + 1000]))
         build = time.perf_counter() - t0
         pipeline = Pipeline(cfg, embedder=embedder, store=store)
         sessions = sorted({c.session for c in chunks if c.session is not None})
         cap = Filters(session_max=sessions[len(sessions) // 2]) if sessions else None
         row = {"n": n, "engine": engine, "build_s": round(build, 1)}
-        for label, mode, filters in (("dense", "dense", None), ("keyword", "keyword", None),
-                                     ("hybrid", "hybrid", None), ("hybrid+filter", "hybrid", cap)):
+        for label, mode, filters in (
+            ("dense", "dense", None),
+            ("keyword", "keyword", None),
+            ("hybrid", "hybrid", None),
+            ("hybrid+filter", "hybrid", cap),
+        ):
             pipeline.retrieve(QUESTIONS[0], mode=mode, filters=filters)  # warm
             times, search = [], []
             for q in QUESTIONS:
@@ -98,8 +129,11 @@ def _measure(cfg: Config, embedder, chunks, vecs, n: int, engine: str, log) -> d
                 result = pipeline.retrieve(q, mode=mode, filters=filters)
                 times.append((time.perf_counter() - t0) * 1000)
                 search.append(times[-1] - result.timings.get("embed", 0.0) * 1000)
-            row[label] = (round(statistics.median(times), 1), round(_percentile(times, 0.95), 1),
-                          round(statistics.median(search), 1))
+            row[label] = (
+                round(statistics.median(times), 1),
+                round(_percentile(times, 0.95), 1),
+                round(statistics.median(search), 1),
+            )
         row["hybrid+rerank"] = _measure_rerank(cfg, embedder, store)
         log(f"{engine} n={n}: {row}")
         return row
@@ -110,8 +144,13 @@ def _measure(cfg: Config, embedder, chunks, vecs, n: int, engine: str, log) -> d
 def _measure_rerank(cfg: Config, embedder, store) -> tuple[float, float, float]:
     """Hybrid plus the offline reranker (late interaction over the packaged model, the only one that runs
     without a download) on ``RERANK_CANDIDATES`` passages: (p50, p95, p50 of the rerank step alone)."""
-    rcfg = cfg.model_copy(update={"reranker": cfg.reranker.model_copy(
-        update={"enabled": True, "backend": "late-interaction", "candidates": RERANK_CANDIDATES})})
+    rcfg = cfg.model_copy(
+        update={
+            "reranker": cfg.reranker.model_copy(
+                update={"enabled": True, "backend": "late-interaction", "candidates": RERANK_CANDIDATES}
+            )
+        }
+    )
     pipeline = Pipeline(rcfg, embedder=embedder, store=store)
     pipeline.retrieve(QUESTIONS[0], mode="hybrid")  # warm: token vectors of the first passages, model
     times, rerank = [], []
@@ -125,25 +164,32 @@ def _measure_rerank(cfg: Config, embedder, store) -> tuple[float, float, float]:
 
 def query_markdown(rows: list[dict], command: str, machine: str) -> str:
     lines = [
-        "## Query latency (`bench query`)", "",
+        "## Query latency (`bench query`)",
+        "",
         f"Command: `{command}`. Machine: {machine}. Each figure is p50 / p95 in ms over "
         f"{len(QUESTIONS)} real questions, warm, through `Pipeline.retrieve` as the app calls it, including "
         "embedding the question (dense, hybrid); in brackets the p50 without that embedding step, i.e. the "
         "engine and fusion alone. Collections above the real notes' size are synthetic (real texts and "
-        "embeddings plus noise); `hybrid+filter` adds an \"as of session N\" cap. `hybrid+rerank` reranks "
+        'embeddings plus noise); `hybrid+filter` adds an "as of session N" cap. `hybrid+rerank` reranks '
         f"the top {RERANK_CANDIDATES} with the offline late-interaction reranker (no cross-encoder ships "
         "offline); in its brackets the rerank step alone.",
-        "", "| chunks | engine | build s | dense | keyword | hybrid | hybrid+filter | hybrid+rerank |",
+        "",
+        "| chunks | engine | build s | dense | keyword | hybrid | hybrid+filter | hybrid+rerank |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if r.get("skipped"):
-            lines.append(f"| {r['n']:,} | {r['engine']} | – | skipped: local mode is too slow to build at this size "
-                         "(shared/notes measured 209 s build, 270 ms dense, 2.6 s filtered) | | | | |")
+            lines.append(
+                f"| {r['n']:,} | {r['engine']} | – | skipped: local mode is too slow to build at this size "
+                "(shared/notes measured 209 s build, 270 ms dense, 2.6 s filtered) | | | | |"
+            )
             continue
         stages = ("dense", "keyword", "hybrid", "hybrid+filter", "hybrid+rerank")
         cells = " | ".join(f"{r[k][0]} / {r[k][1]} ({r[k][2]})" if k in r else "–" for k in stages)
         lines.append(f"| {r['n']:,} | {r['engine']} | {r['build_s']} | {cells} |")
-    lines += ["", "Targets for the embedded default (edge), hybrid without reranking: p50 ≤ 30 ms at 10k chunks, "
-              f"≤ 50 ms at 100k; reranking {RERANK_CANDIDATES} candidates adds ≤ 300 ms."]
+    lines += [
+        "",
+        "Targets for the embedded default (edge), hybrid without reranking: p50 ≤ 30 ms at 10k chunks, "
+        f"≤ 50 ms at 100k; reranking {RERANK_CANDIDATES} candidates adds ≤ 300 ms.",
+    ]
     return "\n".join(lines)

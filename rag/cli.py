@@ -21,8 +21,13 @@ def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
     p.add_argument("--campaign", help="campaign name (one collection each)")
     p.add_argument("--config", help="extra YAML config layered over configs/base.yaml and local.yaml")
     p.add_argument("--data", help="folder for the embedded store and runs (default: data/)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="any config value, e.g. --set retrieval.mode=hybrid (repeatable)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any config value, e.g. --set retrieval.mode=hybrid (repeatable)",
+    )
 
 
 def _search_flags(p: argparse.ArgumentParser) -> None:
@@ -33,11 +38,16 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session-min", type=float)
     p.add_argument("--source", action="append", default=[], help="only this file (repeatable)")
     p.add_argument("--entity", action="append", default=[], help="only chunks that mention this (repeatable)")
-    p.add_argument("--sender", action="append", default=[],
-                   help="only e-mail from this address, name or first name (repeatable)")
+    p.add_argument(
+        "--sender", action="append", default=[], help="only e-mail from this address, name or first name (repeatable)"
+    )
     p.add_argument("--subject", default="", help="only e-mail whose subject has all these words")
-    p.add_argument("--expand", type=int, metavar="N",
-                   help="LLM query expansion: also search N other phrasings (needs answer.backend: openai)")
+    p.add_argument(
+        "--expand",
+        type=int,
+        metavar="N",
+        help="LLM query expansion: also search N other phrasings (needs answer.backend: openai)",
+    )
     p.add_argument("--rerank", action="store_true", help="re-order the best passages with reranker.backend")
     p.add_argument("--track", action="store_true", help="record the run under runs/")
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
@@ -69,8 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--story-dirs", action="store_true", help="each sub-folder of --notes is its own corpus")
     p.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
     p.add_argument("--label", help="a name for this configuration in docs/EVALUATION.md tables")
-    p.add_argument("--answers", action="store_true",
-                   help="also answer every question: refusal accuracy, citation precision, evidence in answers")
+    p.add_argument(
+        "--answers",
+        action="store_true",
+        help="also answer every question: refusal accuracy, citation precision, evidence in answers",
+    )
 
     p = sub.add_parser("report", help="render docs/EVALUATION.md tables from eval --json files")
     p.add_argument("files", nargs="+", help="eval JSON files, one table row each, in this order")

@@ -30,8 +30,12 @@ def progress_bar(label: str):
         width = 30
         filled = int(width * done / total)
         line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
-        print(("\r" if interactive else "") + line, end="" if interactive and done < total else "\n",
-              file=sys.stderr, flush=True)
+        print(
+            ("\r" if interactive else "") + line,
+            end="" if interactive and done < total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
 
     return update
 
@@ -98,14 +102,24 @@ def cmd_search(config: Config, args: argparse.Namespace) -> int:
     if args.track or config.tracking.enabled:
         from rag.tracking import record_run
 
-        folder = record_run(config, args.question, {
-            "hits.json": [h.as_dict() for h in result.candidates],
-            "timings.json": result.timings,
-        })
+        folder = record_run(
+            config,
+            args.question,
+            {
+                "hits.json": [h.as_dict() for h in result.candidates],
+                "timings.json": result.timings,
+            },
+        )
         print(f"run recorded in {folder}", file=sys.stderr)
     if args.json:
-        print_json({"question": result.question, "mode": result.mode, "queries": result.queries,
-                    "hits": [h.as_dict() for h in result.hits]})
+        print_json(
+            {
+                "question": result.question,
+                "mode": result.mode,
+                "queries": result.queries,
+                "hits": [h.as_dict() for h in result.hits],
+            }
+        )
         return 0
     for extra in result.queries[1:]:
         print(f"also searched: {extra}")
@@ -126,9 +140,16 @@ def cmd_run(config: Config, args: argparse.Namespace) -> int:
     folder = record_answer(config, result)
     print(f"run recorded in {folder}", file=sys.stderr)
     if args.json:
-        print_json({"question": result.question, "answer": result.text, "refused": result.refused,
-                    "confidence": result.confidence, "citations": [vars(c) for c in result.citations],
-                    "hits": [h.as_dict() for h in result.hits]})
+        print_json(
+            {
+                "question": result.question,
+                "answer": result.text,
+                "refused": result.refused,
+                "confidence": result.confidence,
+                "citations": [vars(c) for c in result.citations],
+                "hits": [h.as_dict() for h in result.hits],
+            }
+        )
         return 0
     print(result.text)
     print(f"\nconfidence: {result.confidence}")
@@ -165,14 +186,23 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     pipeline = Pipeline(config)
     try:
         result = run_eval(
-            pipeline, config.resolve(config.notes_dir), args.questions,
-            ks=ks, story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr),
+            pipeline,
+            config.resolve(config.notes_dir),
+            args.questions,
+            ks=ks,
+            story_dirs=args.story_dirs,
+            log=lambda s: print(s, file=sys.stderr),
         )
         if getattr(args, "answers", False):
             from rag.answer_eval import run_answer_eval
 
-            answers = run_answer_eval(pipeline, config.resolve(config.notes_dir), args.questions,
-                                      story_dirs=args.story_dirs, log=lambda s: print(s, file=sys.stderr))
+            answers = run_answer_eval(
+                pipeline,
+                config.resolve(config.notes_dir),
+                args.questions,
+                story_dirs=args.story_dirs,
+                log=lambda s: print(s, file=sys.stderr),
+            )
             result["overall"].update(answers["overall"])
             result["answers"] = answers
     finally:

@@ -24,7 +24,6 @@ KINDS = ("fact", "which-session", "entity", "multi-session", "unanswerable")
 MRR_DEPTH = 10
 
 
-
 @dataclass
 class Question:
     id: str

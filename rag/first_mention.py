@@ -62,7 +62,9 @@ def subjects(store: Store, collection: str, question: str) -> list[str]:
 
 def _capitalised(store: Store, collection: str, word: str) -> bool:
     pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-    spelt = [m.group(0) for c, _ in store.keyword_search(collection, word, CASE_SAMPLE) for m in pattern.finditer(c.text)]
+    spelt = [
+        m.group(0) for c, _ in store.keyword_search(collection, word, CASE_SAMPLE) for m in pattern.finditer(c.text)
+    ]
     return bool(spelt) and sum(s[0].isupper() for s in spelt) >= NAME_SHARE * len(spelt)
 
 

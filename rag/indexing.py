@@ -139,7 +139,9 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
             status = "unchanged"
         reason = "; ".join(note.warnings) or ("" if n else "no text to index")
         report.per_file.append(
-            FileReport(src, status, n, added[src], updated[src], stale_sources[src], reason, note.file_type, note.page_count)
+            FileReport(
+                src, status, n, added[src], updated[src], stale_sources[src], reason, note.file_type, note.page_count
+            )
         )
     live = {n.source for n in notes}
     for src, count in sorted(stale_sources.items()):

@@ -219,11 +219,7 @@ class Filters:
     subject: str = ""  # e-mail whose subject has every word of this (case-insensitive)
 
     def __post_init__(self):
-        if (
-            self.session_min is not None
-            and self.session_max is not None
-            and self.session_min > self.session_max
-        ):
+        if self.session_min is not None and self.session_max is not None and self.session_min > self.session_max:
             raise ValueError("Filters.session_min must not be above session_max")
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "entities", tuple(self.entities))

@@ -6,9 +6,46 @@ from __future__ import annotations
 import re
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
-_NOT_NAMES = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "Did", "Does", "Do", "Is",
-              "Was", "Were", "Are", "And", "But", "So", "Then", "The", "A", "An", "In", "On", "After", "Before",
-              "Session", "Episode", "Tell", "Can", "Could", "Would", "Has", "Had", "Have", "I", "If"}
+_NOT_NAMES = {
+    "What",
+    "Which",
+    "Who",
+    "Whom",
+    "Whose",
+    "When",
+    "Where",
+    "Why",
+    "How",
+    "Did",
+    "Does",
+    "Do",
+    "Is",
+    "Was",
+    "Were",
+    "Are",
+    "And",
+    "But",
+    "So",
+    "Then",
+    "The",
+    "A",
+    "An",
+    "In",
+    "On",
+    "After",
+    "Before",
+    "Session",
+    "Episode",
+    "Tell",
+    "Can",
+    "Could",
+    "Would",
+    "Has",
+    "Had",
+    "Have",
+    "I",
+    "If",
+}
 
 # Words that carry no content of their own: left out of keyword overlap (the extractive answerer) and never
 # taken as what a question is about (first mentions).

@@ -162,9 +162,7 @@ def _nonempty(text: str, warning: str | None) -> tuple[str, str | None, str | No
     return text, None, warning
 
 
-def parse_note(
-    text: str, source: str, config: NotesConfig, titles: Sequence[tuple[str, str]] = ()
-) -> Note:
+def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tuple[str, str]] = ()) -> Note:
     """Split one file's text into front matter, title and narrative body (see ``Note``).
 
     ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
@@ -238,9 +236,7 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
     if data is None:
         return {}, end + 1
     if not isinstance(data, dict):
-        warnings.append(
-            f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text"
-        )
+        warnings.append(f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text")
         return {}, 0
     return {str(k): v for k, v in data.items()}, end + 1
 

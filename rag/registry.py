@@ -30,9 +30,7 @@ def create(kind: str, name: str, *args: Any, **kwargs: Any) -> Any:
         except ModuleNotFoundError as err:
             if err.name != f"rag.{kind}.{name}":
                 raise
-            raise ConfigError(
-                f"Unknown {kind} backend '{name}'. Available: {', '.join(available(kind))}."
-            ) from None
+            raise ConfigError(f"Unknown {kind} backend '{name}'. Available: {', '.join(available(kind))}.") from None
         factory = module.create
     return factory(*args, **kwargs)
 

@@ -39,11 +39,18 @@ def render_tables(results: list[dict]) -> str:
     for r in results:
         o, lat = r["overall"], r.get("latency_ms", {})
         cells = " | ".join(_fmt(o.get(k)) for k in MAIN)
-        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | {lat.get('p50', '–')} "
-                     f"| {lat.get('p95', '–')} |")
+        lines.append(
+            f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | {lat.get('p50', '–')} "
+            f"| {lat.get('p95', '–')} |"
+        )
     kinds = sorted({k for r in results for k in r["by_kind"] if k != "unanswerable"})
-    lines += ["", "Per kind, hit@5 / session_hit@5 (`–`: no question of that kind counts for it):", "",
-              "| configuration | set | " + " | ".join(kinds) + " |", "|---|---|" + "---|" * len(kinds)]
+    lines += [
+        "",
+        "Per kind, hit@5 / session_hit@5 (`–`: no question of that kind counts for it):",
+        "",
+        "| configuration | set | " + " | ".join(kinds) + " |",
+        "|---|---|" + "---|" * len(kinds),
+    ]
     for r in results:
         cells = []
         for k in kinds:
@@ -60,22 +67,34 @@ ANSWER_COLUMNS = ["refusal_accuracy", "false_refusal_rate", "citation_precision"
 
 def render_answer_tables(results: list[dict]) -> str:
     """Answers rows (``eval --answers``), then how the confidence label tracks correctness."""
-    lines = ["| answerer | set | n | " + " | ".join(ANSWER_COLUMNS) + " | p50 s per answer |",
-             "|---|---|---|" + "---|" * len(ANSWER_COLUMNS) + "---|"]
+    lines = [
+        "| answerer | set | n | " + " | ".join(ANSWER_COLUMNS) + " | p50 s per answer |",
+        "|---|---|---|" + "---|" * len(ANSWER_COLUMNS) + "---|",
+    ]
     for r in results:
         a = r.get("answers")
         if not a:
             raise ChroniclerError(f"{r.get('label', '?')}: no answers in this result; run eval with --answers.")
         cells = " | ".join(_fmt(a["overall"].get(k)) for k in ANSWER_COLUMNS)
-        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | "
-                     f"{a.get('latency_ms_p50', 0) / 1000:.2f} |")
-    lines += ["", "Confidence label against correctness (answerable questions): share of answers that contain "
-              "an evidence span, and citation precision, per label:", "",
-              "| answerer | set | high | medium | low |", "|---|---|---|---|---|"]
+        lines.append(
+            f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | {a.get('latency_ms_p50', 0) / 1000:.2f} |"
+        )
+    lines += [
+        "",
+        "Confidence label against correctness (answerable questions): share of answers that contain "
+        "an evidence span, and citation precision, per label:",
+        "",
+        "| answerer | set | high | medium | low |",
+        "|---|---|---|---|---|",
+    ]
     for r in results:
         by = r["answers"].get("by_confidence", {})
-        cells = [f"{_fmt(by[lv].get('answer_has_evidence'))} / {_fmt(by[lv].get('citation_precision'))} "
-                 f"(n={by[lv]['n']})" if by.get(lv, {}).get("n") else "–" for lv in ("high", "medium", "low")]
+        cells = [
+            f"{_fmt(by[lv].get('answer_has_evidence'))} / {_fmt(by[lv].get('citation_precision'))} (n={by[lv]['n']})"
+            if by.get(lv, {}).get("n")
+            else "–"
+            for lv in ("high", "medium", "low")
+        ]
         lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
     lines += ["", "Commands:", ""] + [f"- `{r.get('command', '?')}`" for r in results]
     return "\n".join(lines)

@@ -181,9 +181,7 @@ class Retriever:
                 hit.ranks["rerank"] = rank
         return head + tail
 
-    def _merge(
-        self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str, variants: dict[str, str]
-    ) -> list[Hit]:
+    def _merge(self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str, variants: dict[str, str]) -> list[Hit]:
         cfg = self.config.retrieval
         chunks: dict[str, Chunk] = {}
         scores: dict[str, dict[str, float]] = {}
@@ -197,8 +195,12 @@ class Retriever:
             fused = rrf(
                 {s: [c for c, _ in found] for s, found in rankings.items()},
                 cfg.rrf_k,
-                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "context": cfg.context_weight,
-                 "first_mention": cfg.first_mention_weight},
+                {
+                    "dense": cfg.dense_weight,
+                    "keyword": cfg.keyword_weight,
+                    "context": cfg.context_weight,
+                    "first_mention": cfg.first_mention_weight,
+                },
             )
             for cid, value in fused.items():
                 scores[cid]["fused"] = value

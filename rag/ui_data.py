@@ -125,9 +125,7 @@ def score_distribution_figure(
         scores = [h.score for h in candidates if hit_status(h, shown_ids) == status]
         if scores:
             fig.add_trace(
-                go.Histogram(
-                    x=scores, name=status, marker_color=color, xbins=dict(size=_bin_size(candidates))
-                )
+                go.Histogram(x=scores, name=status, marker_color=color, xbins=dict(size=_bin_size(candidates)))
             )
     if threshold is not None:
         fig.add_vline(
@@ -164,8 +162,9 @@ def rank_movement_figure(candidates: Sequence[Hit], shown: Sequence[Hit] | None 
             )
         )
     fig.update_yaxes(autorange="reversed", title="rank", dtick=1 if len(moved) <= 20 else None)
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=50, b=10),
-                      title="How reranking moved the passages (dark: shown)")
+    fig.update_layout(
+        height=340, margin=dict(l=10, r=10, t=50, b=10), title="How reranking moved the passages (dark: shown)"
+    )
     return fig
 
 
@@ -205,9 +204,7 @@ def hits_per_session_figure(candidates: Sequence[Hit], shown: Sequence[Hit]) -> 
     sessions = sorted(set(kept) | set(other), key=_session_sort_key)
     fig = go.Figure(
         [
-            go.Bar(
-                x=sessions, y=[kept.get(s, 0) for s in sessions], name="shown", marker_color=COLORS[SHOWN]
-            ),
+            go.Bar(x=sessions, y=[kept.get(s, 0) for s in sessions], name="shown", marker_color=COLORS[SHOWN]),
             go.Bar(
                 x=sessions,
                 y=[other.get(s, 0) for s in sessions],

@@ -54,9 +54,7 @@ def safe_relpath(name: str) -> PurePosixPath:
         raise UploadError(f"Refused '{name}': absolute paths are not allowed. Nothing was saved.")
     parts = [p for p in clean.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise UploadError(
-            f"Refused '{name}': paths may not climb out of the folder with '..'. Nothing was saved."
-        )
+        raise UploadError(f"Refused '{name}': paths may not climb out of the folder with '..'. Nothing was saved.")
     if not parts:
         raise UploadError(f"Refused '{name}': it has no file name. Nothing was saved.")
     return PurePosixPath(*parts)
@@ -86,9 +84,7 @@ def _zip_members(name: str, data: bytes) -> list[tuple[zipfile.ZipInfo, PurePosi
     for info in infos:
         path = safe_relpath(info.filename)
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise UploadError(
-                f"Refused '{name}': it contains a symbolic link ({info.filename}). Nothing was saved."
-            )
+            raise UploadError(f"Refused '{name}': it contains a symbolic link ({info.filename}). Nothing was saved.")
         members.append((info, path))
     return members
 

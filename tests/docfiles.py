@@ -113,7 +113,9 @@ def encrypted_pdf(path: Path, user_password: str | None = "players") -> Path:
 
     pdf = _pdf()
     _page(pdf, "Secret orders", ["The Order of the Gauntlet wants the party to spy on the Flaming Fist."])
-    pdf.set_encryption(owner_password="gm-only", user_password=user_password, encryption_method=EncryptionMethod.AES_128)
+    pdf.set_encryption(
+        owner_password="gm-only", user_password=user_password, encryption_method=EncryptionMethod.AES_128
+    )
     return _write(pdf, path)
 
 

@@ -36,27 +36,59 @@ class Handler(BaseHTTPRequestHandler):
             Handler.failures_left -= 1
             return self._json(503, {"error": {"message": "busy", "type": "server_error"}})
         if self.headers.get("Authorization") != f"Bearer {KEY}":
-            return self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                              "code": "invalid_api_key"}})
+            return self._json(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
         model = body.get("model")
         if model == "tiny-context":
-            return self._json(400, {"error": {"message": "This model's maximum context length is 8 tokens",
-                                              "type": "invalid_request_error", "code": "context_length_exceeded"}})
+            return self._json(
+                400,
+                {
+                    "error": {
+                        "message": "This model's maximum context length is 8 tokens",
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            )
         if model != "known-model":
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
         pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):
-            return self._json(200, {
-                "id": "x", "object": "chat.completion", "created": 0, "model": model,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": Handler.reply(body)}}],
-            })
+            return self._json(
+                200,
+                {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": Handler.reply(body)},
+                        }
+                    ],
+                },
+            )
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         for piece in pieces:
-            event = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": model,
-                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            event = {
+                "id": "x",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+            }
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
         self.wfile.write(b"data: [DONE]\n\n")
@@ -70,5 +102,3 @@ def llm_server_fixture():
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     httpd.shutdown()
     httpd.server_close()
-
-

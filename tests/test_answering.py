@@ -85,7 +85,9 @@ def chunk(name: str) -> Hit:
 
 def test_citation_labels_resolve_loosely_but_uniquely():
     hits = [chunk("C1 Session 2 · Part 11"), chunk("C1 Session 2 · Part 1")]
-    text, cites = check_citations("A [Session 2 - Part 11]. B [C1 Session 2 · Part 1; Session 2 · Part 11]. [they]", hits)
+    text, cites = check_citations(
+        "A [Session 2 - Part 11]. B [C1 Session 2 · Part 1; Session 2 · Part 11]. [they]", hits
+    )
     assert [c.chunk_id for c in cites] == [hits[0].chunk.id, hits[1].chunk.id, hits[0].chunk.id]
     assert "Unchecked" not in text
 
@@ -100,8 +102,11 @@ def test_offline_rewrite_carries_names_and_session():
 
 def test_follow_up_rewrite_is_in_the_trace(pipeline):
     result = answer(pipeline, "And what did he offer?", "demo", history=[("Who is Nostoc?", "A dwarf.")])
-    assert result.trace["rewrite"] == {"standalone": "And what did he offer? (Nostoc)", "method": "offline",
-                                       "carried": ["Nostoc"]}
+    assert result.trace["rewrite"] == {
+        "standalone": "And what did he offer? (Nostoc)",
+        "method": "offline",
+        "carried": ["Nostoc"],
+    }
     assert result.trace["variants"]["dense"].endswith("(Nostoc)")
 
 
@@ -118,8 +123,13 @@ def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path
 def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     questions = tmp_path / "q.jsonl"
     rows = [
-        {"id": "1", "question": "Which bear did Vex tame?", "sessions": [3], "evidence": ["tames a bear"],
-         "kind": "fact"},
+        {
+            "id": "1",
+            "question": "Which bear did Vex tame?",
+            "sessions": [3],
+            "evidence": ["tames a bear"],
+            "kind": "fact",
+        },
         {"id": "2", "question": "What is the cook's name?", "sessions": [], "evidence": [], "kind": "unanswerable"},
     ]
     questions.write_text("\n".join(json.dumps(r) for r in rows))
@@ -129,8 +139,12 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     assert set(o) == {"refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"}
     assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0
     level = result["per_question"][0]["confidence"]
-    assert result["by_confidence"][level] == {"n": 1, "false_refusal_rate": 0.0, "answer_has_evidence": 1.0,
-                                              "citation_precision": 1.0}
+    assert result["by_confidence"][level] == {
+        "n": 1,
+        "false_refusal_rate": 0.0,
+        "answer_has_evidence": 1.0,
+        "citation_precision": 1.0,
+    }
     from rag.report import render_answer_tables
 
     table = render_answer_tables([{"label": "x", "questions": "q.jsonl", "n": 2, "answers": result}])

@@ -184,9 +184,7 @@ def test_zip_with_unsafe_path_is_refused(tmp_path, name):
     at.button(key="upload_go").click()
     at.run()
     assert "Nothing was saved" in texts(at.error)
-    assert not (tmp_path / "data" / "uploads").exists() or not any(
-        (tmp_path / "data" / "uploads").rglob("*.md")
-    )
+    assert not (tmp_path / "data" / "uploads").exists() or not any((tmp_path / "data" / "uploads").rglob("*.md"))
     assert not (tmp_path / "evil.md").exists()
 
 
@@ -249,9 +247,7 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
     for column in ("rank", "session", "name", "dense", "keyword", "fused", "rerank", "score", "status"):
         assert column in table.columns
     assert len(table) == len(expected.candidates)
-    assert (
-        table["keyword"].isna().all() and table["fused"].isna().all()
-    )  # dense mode: stages that did not run
+    assert table["keyword"].isna().all() and table["fused"].isna().all()  # dense mode: stages that did not run
     shown = table[table["status"] == "shown"]
     assert list(shown["name"]) == [h.chunk.name for h in expected.hits]
     assert list(shown["dense"]) == pytest.approx([h.scores["dense"] for h in expected.hits])
@@ -421,14 +417,26 @@ def test_expand_toggle_without_an_llm_says_so_and_still_searches(tmp_path):
 def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path, monkeypatch, llm_server):
     from tests.llm_server import KEY, Handler
 
-    for key, value in {"ANSWER__BACKEND": "openai", "ANSWER__BASE_URL": llm_server, "ANSWER__API_KEY": KEY,
-                       "ANSWER__MODEL": "known-model", "ANSWER__MAX_RETRIES": "0",
-                       "RERANKER__BACKEND": "llm"}.items():
+    for key, value in {
+        "ANSWER__BACKEND": "openai",
+        "ANSWER__BASE_URL": llm_server,
+        "ANSWER__API_KEY": KEY,
+        "ANSWER__MODEL": "known-model",
+        "ANSWER__MAX_RETRIES": "0",
+        "RERANKER__BACKEND": "llm",
+    }.items():
         monkeypatch.setenv(f"CHRONICLER_{key}", value)
-    monkeypatch.setattr(Handler, "reply", staticmethod(
-        lambda body: "tames a bear" if "search queries" in body["messages"][0]["content"]
-        else "\n".join(f"P{i}: {10 - i}" for i in range(1, 9))
-    ))
+    monkeypatch.setattr(
+        Handler,
+        "reply",
+        staticmethod(
+            lambda body: (
+                "tames a bear"
+                if "search queries" in body["messages"][0]["content"]
+                else "\n".join(f"P{i}: {10 - i}" for i in range(1, 9))
+            )
+        ),
+    )
     indexed(tmp_path)
     at = start("pages/search.py")
     at.toggle(key="expand").set_value(True)

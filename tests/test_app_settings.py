@@ -154,7 +154,8 @@ def test_reranker_saved(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("toggle", "weight", "default"), [("s_context", "context_weight", 1.0), ("s_first_mention", "first_mention_weight", 4.0)]
+    ("toggle", "weight", "default"),
+    [("s_context", "context_weight", 1.0), ("s_first_mention", "first_mention_weight", 4.0)],
 )
 def test_fusion_stages_can_be_switched_off_and_on_again(tmp_path, toggle, weight, default):
     """Nearby words and first mentions: off saves a weight of 0 and leaves the other stages alone."""
@@ -318,8 +319,9 @@ def test_malformed_question_line_is_named(tmp_path):
     assert not any(b.key == "eval_run" for b in at.button)
 
     bad = json.dumps({"id": "x", "question": "Where?", "sessions": "two"}).encode()
-    at.file_uploader(key="eval_upload").set_value(("mine.jsonl", json.dumps(QUESTIONS[0]).encode() + b"\n" + bad,
-                                                    "application/jsonl"))
+    at.file_uploader(key="eval_upload").set_value(
+        ("mine.jsonl", json.dumps(QUESTIONS[0]).encode() + b"\n" + bad, "application/jsonl")
+    )
     at.run()
     assert "mine.jsonl, line 2: 'sessions' must be a list" in texts(at.error)
 

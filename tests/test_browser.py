@@ -143,9 +143,7 @@ def settle(pg) -> None:
     """Wait until the script run finished (only meaningful after waiting for some content)."""
     from playwright.sync_api import expect
 
-    expect(pg.locator('[data-testid="stApp"]')).to_have_attribute(
-        "data-test-script-state", "notRunning", timeout=SLOW
-    )
+    expect(pg.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
     pg.wait_for_timeout(300)
 
 

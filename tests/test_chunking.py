@@ -305,9 +305,7 @@ def test_crd3_episode_2_evidence_lands_in_one_chunk_of_session_2():
     assert (hits[0].session, hits[0].campaign_no, hits[0].heading) == (2, 1, "A Deal with Nostoc Greyspine")
     assert hits[0].name.startswith("C1 Session 2 · Part ")
     lines = text.split("\n")
-    assert any(
-        "Herris gives them a map" in lines[n - 1] for n in range(hits[0].line_start, hits[0].line_end + 1)
-    )
+    assert any("Herris gives them a map" in lines[n - 1] for n in range(hits[0].line_start, hits[0].line_end + 1))
     assert all(len(c.text) <= CFG.max_chars for c in chunks)
 
 

@@ -86,7 +86,8 @@ def test_track_writes_a_run(vault, capsys, tmp_path):
     assert code == 0
     runs = list((tmp_path / "data" / "runs").iterdir())
     assert len(runs) == 1 and {"config.json", "hits.json", "question.json", "timings.json"} <= {
-        p.name for p in runs[0].iterdir()}
+        p.name for p in runs[0].iterdir()
+    }
 
 
 def test_module_entry_point_runs():
@@ -97,11 +98,31 @@ def test_module_entry_point_runs():
 
 def test_eval_on_a_tiny_set(vault, capsys, tmp_path):
     questions = tmp_path / "q.jsonl"
-    questions.write_text(json.dumps({"id": "1", "question": "Who gave them a map of the mines?", "sessions": [2],
-                                     "evidence": ["gives them a map of the mines"], "kind": "fact"}) + "\n")
+    questions.write_text(
+        json.dumps(
+            {
+                "id": "1",
+                "question": "Who gave them a map of the mines?",
+                "sessions": [2],
+                "evidence": ["gives them a map of the mines"],
+                "kind": "fact",
+            }
+        )
+        + "\n"
+    )
     out_json = tmp_path / "out.json"
-    code, out, _ = run(capsys, "eval", "--notes", str(vault), "--questions", str(questions), "--json", str(out_json),
-                       "--set", "retrieval.mode=keyword")
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "--notes",
+        str(vault),
+        "--questions",
+        str(questions),
+        "--json",
+        str(out_json),
+        "--set",
+        "retrieval.mode=keyword",
+    )
     assert code == 0 and "hit@5" in out
     result = json.loads(out_json.read_text())
     assert result["n"] == 1 and result["overall"]["hit@1"] == 1.0 and result["overall"]["mrr@10"] == 1.0
@@ -115,13 +136,42 @@ def test_story_dirs_eval(capsys, tmp_path, monkeypatch):
         (tmp_path / "stories" / story / "Session 1.md").write_text(f"The {story} looked for {word} all day.\n")
         (tmp_path / "stories" / story / "Session 2.md").write_text(f"At last the {story} found the {word}.\n")
     questions = tmp_path / "q.jsonl"
-    questions.write_text("\n".join(json.dumps(q) for q in [
-        {"id": "a", "question": "What did the fox find at last?", "sessions": [2], "evidence": ["found the cheese"],
-         "kind": "fact", "story": "fox"},
-        {"id": "b", "question": "What did the crow find at last?", "sessions": [2], "evidence": ["found the pebbles"],
-         "kind": "fact", "story": "crow"}]))
-    code, out, _ = run(capsys, "eval", "--notes", str(tmp_path / "stories"), "--story-dirs",
-                       "--questions", str(questions), "--set", "retrieval.mode=keyword", "--k", "1")
+    questions.write_text(
+        "\n".join(
+            json.dumps(q)
+            for q in [
+                {
+                    "id": "a",
+                    "question": "What did the fox find at last?",
+                    "sessions": [2],
+                    "evidence": ["found the cheese"],
+                    "kind": "fact",
+                    "story": "fox",
+                },
+                {
+                    "id": "b",
+                    "question": "What did the crow find at last?",
+                    "sessions": [2],
+                    "evidence": ["found the pebbles"],
+                    "kind": "fact",
+                    "story": "crow",
+                },
+            ]
+        )
+    )
+    code, out, _ = run(
+        capsys,
+        "eval",
+        "--notes",
+        str(tmp_path / "stories"),
+        "--story-dirs",
+        "--questions",
+        str(questions),
+        "--set",
+        "retrieval.mode=keyword",
+        "--k",
+        "1",
+    )
     assert code == 0
     assert out.splitlines()[1].split()[:3] == ["all", "2", "1.000"]
 

@@ -27,7 +27,13 @@ def test_packaged_model_is_normalised_and_384_d(real_embedder):
     assert np.allclose(real_embedder.embed_query("A wyvern attacks."), vectors[1], atol=1e-5)
 
 
-TEXTS = ["Herris gives them a map.", "", "  Who?  ", "ÄÖ ñ 日本語 🐉", "Grog punches Kern. " * 120]  # the last > 256 tokens
+TEXTS = [
+    "Herris gives them a map.",
+    "",
+    "  Who?  ",
+    "ÄÖ ñ 日本語 🐉",
+    "Grog punches Kern. " * 120,
+]  # the last > 256 tokens
 
 
 def test_onnx_runtime_gives_pytorchs_vectors_so_nothing_reindexes(real_embedder):

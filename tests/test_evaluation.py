@@ -10,8 +10,15 @@ from rag.models import Chunk, Hit
 
 
 def chunk(session, text, position=0, campaign_no=None):
-    return Chunk(campaign="t", source=f"Session {session}.md", position=position, text=text,
-                 name=f"Session {session} · Part {position + 1}", session=session, campaign_no=campaign_no)
+    return Chunk(
+        campaign="t",
+        source=f"Session {session}.md",
+        position=position,
+        text=text,
+        name=f"Session {session} · Part {position + 1}",
+        session=session,
+        campaign_no=campaign_no,
+    )
 
 
 def hits(*chunks):
@@ -35,8 +42,15 @@ def test_metrics_on_known_ranking():
     q = Question("q", "?", [2.0], ["the map"], "fact")
     ranked = hits(chunk(1, "nothing"), chunk(2, "still nothing", 1), chunk(2, "Here is the map.", 2))
     m = score_question(q, ranked, [1, 3, 5])
-    assert m == {"hit@1": 0.0, "hit@3": 1.0, "hit@5": 1.0, "mrr@10": pytest.approx(1 / 3),
-                 "session_hit@1": 0.0, "session_hit@3": 1.0, "session_hit@5": 1.0}
+    assert m == {
+        "hit@1": 0.0,
+        "hit@3": 1.0,
+        "hit@5": 1.0,
+        "mrr@10": pytest.approx(1 / 3),
+        "session_hit@1": 0.0,
+        "session_hit@3": 1.0,
+        "session_hit@5": 1.0,
+    }
 
 
 def test_multi_session_and_unanswerable():
@@ -48,15 +62,23 @@ def test_multi_session_and_unanswerable():
 
 
 def test_aggregate_averages_only_questions_that_count():
-    assert aggregate([{"hit@1": 1.0}, {"hit@1": 0.0, "session_hit@1": 1.0}, {}]) == {
-        "hit@1": 0.5, "session_hit@1": 1.0}
+    assert aggregate([{"hit@1": 1.0}, {"hit@1": 0.0, "session_hit@1": 1.0}, {}]) == {"hit@1": 0.5, "session_hit@1": 1.0}
 
 
 def test_load_questions_reads_the_shared_format(tmp_path):
     path = tmp_path / "q.jsonl"
-    rows = [{"id": "a", "question": "Who?", "answer": "x", "sessions": [2], "evidence": ["e"], "kind": "fact",
-             "campaign": 1},
-            {"id": "b", "question": "Nope?", "answer": "", "sessions": [], "evidence": [], "kind": "unanswerable"}]
+    rows = [
+        {
+            "id": "a",
+            "question": "Who?",
+            "answer": "x",
+            "sessions": [2],
+            "evidence": ["e"],
+            "kind": "fact",
+            "campaign": 1,
+        },
+        {"id": "b", "question": "Nope?", "answer": "", "sessions": [], "evidence": [], "kind": "unanswerable"},
+    ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
     qs = load_questions(path)
     assert [q.id for q in qs] == ["a", "b"] and qs[0].campaign == 1 and not qs[1].answerable

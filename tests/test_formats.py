@@ -187,7 +187,11 @@ def test_mail_headers_are_metadata_and_quotes_and_signature_are_dropped(loaded):
 def test_plain_text_mail_export_and_a_note_that_only_mentions_from(loaded, tmp_path):
     note = loaded[0]["Mail/Export.txt"]
     assert (note.sender, note.date, note.session, note.title) == (
-        "Bram Ironfell <bram@example.com>", "2024-02-25", 11, "Loot after session 11")
+        "Bram Ironfell <bram@example.com>",
+        "2024-02-25",
+        11,
+        "Loot after session 11",
+    )
     assert "who keeps the bag" not in note.body
     (tmp_path / "Ideas.txt").write_text("Ideas for next time\nFrom: the DM\nSubject: dragons\n")
     assert load_notes(tmp_path, CFG)[0][0].file_type == "markdown"
@@ -287,8 +291,9 @@ def test_chunk_fields_validate_themselves(field, value, message):
 
 @pytest.fixture(params=["edge", "qdrant"])
 def pipeline(request, vault, tmp_path):
-    config = load_config(overrides={"store.backend": request.param, "store.path": ":memory:",
-                                    "data_dir": str(tmp_path / "data")})
+    config = load_config(
+        overrides={"store.backend": request.param, "store.path": ":memory:", "data_dir": str(tmp_path / "data")}
+    )
     p = Pipeline(config, embedder=FakeEmbedder())
     report = p.index(vault, "demo")
     yield p, report
@@ -393,8 +398,11 @@ def test_ingest_page_uploads_a_pdf_and_a_mail(tmp_path, monkeypatch):
     _navigation_mode_as_on_a_running_server(monkeypatch)
     st.cache_resource.clear()
     try:
-        files = [docfiles.handout_pdf(tmp_path / "Handout 3.pdf"), docfiles.scanned_pdf(tmp_path / "Scan.pdf"),
-                 docfiles.recap_eml(tmp_path / "recap.eml")]
+        files = [
+            docfiles.handout_pdf(tmp_path / "Handout 3.pdf"),
+            docfiles.scanned_pdf(tmp_path / "Scan.pdf"),
+            docfiles.recap_eml(tmp_path / "recap.eml"),
+        ]
         at = start("pages/ingest.py")
         at.file_uploader[0].set_value([(f.name, f.read_bytes(), "application/octet-stream") for f in files])
         at.run()

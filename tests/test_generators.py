@@ -18,8 +18,15 @@ from tests.llm_server import KEY, Handler
 
 
 def hit(text: str, session: int, part: int, rank: int = 1, heading: str = "") -> Hit:
-    chunk = Chunk("demo", f"Session {session}.md", part - 1, text, f"Session {session} · Part {part}",
-                  heading=heading, session=session)
+    chunk = Chunk(
+        "demo",
+        f"Session {session}.md",
+        part - 1,
+        text,
+        f"Session {session} · Part {part}",
+        heading=heading,
+        session=session,
+    )
     return Hit(chunk, 1.0 / rank, rank)
 
 
@@ -48,8 +55,12 @@ def test_extractive_names_the_session_for_which_session_questions():
 
 
 def test_sentences_skip_the_heading_line_and_questions():
-    h = hit("The Mines\n- Q: What is in the mines, then?\n- Herris warns them about the ankhegs below.", 2, 1,
-            heading="The Mines")
+    h = hit(
+        "The Mines\n- Q: What is in the mines, then?\n- Herris warns them about the ankhegs below.",
+        2,
+        1,
+        heading="The Mines",
+    )
     assert [s.text for s in split_sentences(h)] == ["Herris warns them about the ankhegs below."]
 
 
@@ -63,8 +74,15 @@ def test_prompt_labels_every_passage_and_keeps_the_rules():
 
 
 def llm(base_url: str, **kw) -> object:
-    options = {"backend": "openai", "model": "known-model", "api_key": KEY, "base_url": base_url,
-               "max_retries": 0, "timeout": 10, **kw}
+    options = {
+        "backend": "openai",
+        "model": "known-model",
+        "api_key": KEY,
+        "base_url": base_url,
+        "max_retries": 0,
+        "timeout": 10,
+        **kw,
+    }
     return get_generator(AnswerConfig(**options))
 
 

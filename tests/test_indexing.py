@@ -31,7 +31,11 @@ def env(tmp_path):
     notes = tmp_path / "notes"
     write(notes, "Session 1.md", S1)
     write(notes, "Session 2.md", S2)
-    write(notes, "NPCs/Osiris.md", "# Osiris\nA sphinx who guards the library of [[Vasselheim]] and speaks in riddles about the old gods and the Calamity.\n")
+    write(
+        notes,
+        "NPCs/Osiris.md",
+        "# Osiris\nA sphinx who guards the library of [[Vasselheim]] and speaks in riddles about the old gods and the Calamity.\n",
+    )
     config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})
     store = get_store(config)
     yield config, notes, store, FakeEmbedder()

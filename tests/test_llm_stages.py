@@ -44,8 +44,14 @@ def make_pipeline(tmp_path, engine: str, **overrides) -> Pipeline:
 
 
 def with_llm(url: str) -> dict:
-    return {"answer.backend": "openai", "answer.base_url": url, "answer.api_key": KEY,
-            "answer.model": "known-model", "answer.max_retries": 0, "answer.timeout": 10}
+    return {
+        "answer.backend": "openai",
+        "answer.base_url": url,
+        "answer.api_key": KEY,
+        "answer.model": "known-model",
+        "answer.max_retries": 0,
+        "answer.timeout": 10,
+    }
 
 
 @pytest.fixture(params=["qdrant", "edge"])
@@ -75,7 +81,9 @@ def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm
     finally:
         p.close()
     assert result.queries == [
-        "Who received correspondence?", "sealed letter for her brother", "Platinum Sanctuary priests"
+        "Who received correspondence?",
+        "sealed letter for her brother",
+        "Platinum Sanctuary priests",
     ]
     found_by = {h.chunk.source: h.variant for h in result.hits}
     assert found_by["Session 3.md"] == "sealed letter for her brother"
@@ -131,8 +139,11 @@ def test_cli_expand_flag_without_an_llm_is_one_line(tmp_path, capsys, monkeypatc
 
 def test_variant_lines_are_cleaned():
     reply = '1. "Who gave the map?"\n2) Herris map\n- herris MAP\n* \n• Foreman Herris mines\nWhat did Herris give?'
-    assert clean_variants(reply, "What did Herris give?", 5) == ["Who gave the map?", "Herris map",
-                                                                  "Foreman Herris mines"]
+    assert clean_variants(reply, "What did Herris give?", 5) == [
+        "Who gave the map?",
+        "Herris map",
+        "Foreman Herris mines",
+    ]
     assert clean_variants(reply, "x", 1) == ["Who gave the map?"]
 
 
@@ -140,8 +151,7 @@ def test_llm_reranker_reorders_by_the_models_ratings(tmp_path, engine, llm_serve
     def rate(body):
         text = body["messages"][1]["content"]
         return "\n".join(
-            f"P{i}: {9 if 'letter' in part else 1}"
-            for i, part in enumerate(text.split("\n\nP")[1:], start=1)
+            f"P{i}: {9 if 'letter' in part else 1}" for i, part in enumerate(text.split("\n\nP")[1:], start=1)
         )
 
     Handler.reply = staticmethod(rate)

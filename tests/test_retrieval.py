@@ -10,16 +10,16 @@ from tests.fakes import FakeEmbedder
 
 NOTES = {
     "Session 1.md": "# Session Start\n## Road\n- The party travels north along the river road toward the "
-                    "mountains, camping twice and trading stories about their families by the fire.\n",
+    "mountains, camping twice and trading stories about their families by the fire.\n",
     "Session 2.md": "# Session Start\n## City\n- In [[Vasselheim]] they visit the Platinum Sanctuary and ask the "
-                    "priests about the Calamity, but the priests refuse to say anything more about it.\n",
+    "priests about the Calamity, but the priests refuse to say anything more about it.\n",
     "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
-                    "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
+    "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
     "NPCs/Osiris.md": "# Osiris\nAn ancient sphinx guarding forbidden knowledge beneath a cathedral.\n",
     "Session 4.md": "# Session Start\n## Tunnels\n- Deep in the tunnels the party meets Clarota, an outcast that "
-                    "has been hiding from his own kind for many months and watching the duergar patrols.\n"
-                    "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
-                    "duergar, promising to lead them to the lost dwarven forges in return.\n",
+    "has been hiding from his own kind for many months and watching the duergar patrols.\n"
+    "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
+    "duergar, promising to lead them to the lost dwarven forges in return.\n",
 }
 
 
@@ -124,13 +124,13 @@ def test_context_stage_finds_the_bullet_after_the_name(pipeline):
 
 KIMA = {
     "Session 1.md": "# Session Start\n## Emon\n- Vox Machina rests at the Slayer's Take and sells the wyvern hides "
-                    "to a tanner who haggles for most of the afternoon.\n",
+    "to a tanner who haggles for most of the afternoon.\n",
     "Session 2.md": "# Session Start\n## Mines\n- In a duergar cell a halfling paladin in heavy plate, Lady Kima of "
-                    "Vord, cuts her way free and joins Vox Machina against the guards.\n",
+    "Vord, cuts her way free and joins Vox Machina against the guards.\n",
     "Session 5.md": "# Session Start\n## Council\n- Lady Kima meets Vox Machina at the first bell. Lady Kima says they "
-                    "first met in the mines, and Kima asks them to meet the council with her.\n",
+    "first met in the mines, and Kima asks them to meet the council with her.\n",
     "NPCs/Lady Kima.md": "# Lady Kima\nLady Kima of Vord is a halfling paladin. Vox Machina first met Lady Kima "
-                         "when they met her in the mines; Kima meets them often.\n",
+    "when they met her in the mines; Kima meets them often.\n",
 }
 
 

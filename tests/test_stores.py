@@ -38,9 +38,7 @@ def unit(*xs: float) -> np.ndarray:
 
 def chunk(source: str, position: int, text: str, session=None, **kw) -> Chunk:
     name = f"{source} · Part {position + 1}"
-    return Chunk(
-        campaign=CAMPAIGN, source=source, position=position, text=text, name=name, session=session, **kw
-    )
+    return Chunk(campaign=CAMPAIGN, source=source, position=position, text=text, name=name, session=session, **kw)
 
 
 # Six chunks: three sessions of campaign 1, one of campaign 2, and an NPC note without a session.
@@ -149,9 +147,7 @@ def test_dense_search_ranks_by_cosine(shared):
     query = unit(1, 0.3, 0.1, 0.05)
     results = store.dense_search(name, query, limit=4)
     assert ids(results) == [CHUNKS[i].id for i in (0, 1, 2, 3)]
-    assert [s for _, s in results] == pytest.approx(
-        [float(VECTORS[i] @ query) for i in (0, 1, 2, 3)], abs=1e-5
-    )
+    assert [s for _, s in results] == pytest.approx([float(VECTORS[i] @ query) for i in (0, 1, 2, 3)], abs=1e-5)
     assert results[0][0] == CHUNKS[0]  # the payload round-trips into an equal Chunk
     assert len(store.dense_search(name, query, limit=100)) == 6
 
@@ -244,10 +240,7 @@ def test_persists_across_close_and_reopen(tmp_path, backend, where):
         assert second.count(name) == 5
         assert second.stored_hashes(name)[CHUNKS[1].id] == "h1"
         assert second.keyword_search(name, "Vasselheim", limit=3)[0][0] == CHUNKS[1]
-        assert (
-            second.dense_search(name, unit(0, 0, 0, 1), limit=1, filters=Filters(kinds=("NPCs",)))[0][0]
-            == CHUNKS[5]
-        )
+        assert second.dense_search(name, unit(0, 0, 0, 1), limit=1, filters=Filters(kinds=("NPCs",)))[0][0] == CHUNKS[5]
     finally:
         second.close()
 
@@ -370,9 +363,7 @@ def test_concurrent_threads_lose_nothing(store, config):
 def test_writes_survive_a_process_that_dies_without_close(tmp_path, backend, where):
     config = make_config(tmp_path, backend, where)
     script = CRASH.format(backend=backend, path=config.store_path, data=config.data_dir)
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 9, done.stderr
     store = get_store(config)  # the dead process's locks are gone with it
     try:

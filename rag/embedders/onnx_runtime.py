@@ -149,16 +149,30 @@ def export(model_ref: str, folder: Path) -> None:
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on Python branches it fixes for these inputs
             torch.onnx.export(
-                Chain().eval(), sample, str(tmp / "model.onnx"), input_names=inputs, output_names=["embedding"],
-                dynamic_axes=axes, opset_version=17, dynamo=False,
+                Chain().eval(),
+                sample,
+                str(tmp / "model.onnx"),
+                input_names=inputs,
+                output_names=["embedding"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
             )
         tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
         transformer = model[0]
-        (tmp / "meta.json").write_text(json.dumps({
-            "model": model_ref, "dim": int(_dimension(model)()), "inputs": inputs,
-            "max_seq_length": int(model.max_seq_length), "do_lower_case": bool(getattr(transformer, "do_lower_case", False)),
-            "pad_id": int(tokenizer.pad_token_id or 0), "pad_token": str(tokenizer.pad_token or "[PAD]"),
-        }))
+        (tmp / "meta.json").write_text(
+            json.dumps(
+                {
+                    "model": model_ref,
+                    "dim": int(_dimension(model)()),
+                    "inputs": inputs,
+                    "max_seq_length": int(model.max_seq_length),
+                    "do_lower_case": bool(getattr(transformer, "do_lower_case", False)),
+                    "pad_id": int(tokenizer.pad_token_id or 0),
+                    "pad_token": str(tokenizer.pad_token or "[PAD]"),
+                }
+            )
+        )
         expected = model.encode(PROBES, convert_to_numpy=True, show_progress_bar=False)
         got = OnnxEncoder(tmp).encode(PROBES)
         if not np.allclose(got, expected, atol=TOLERANCE):
@@ -168,6 +182,8 @@ def export(model_ref: str, folder: Path) -> None:
     except OnnxUnavailable:
         raise
     except Exception as err:  # noqa: BLE001 - export failures of any kind mean "use PyTorch"
-        raise OnnxUnavailable(f"export failed: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+        raise OnnxUnavailable(
+            f"export failed: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+        ) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -42,7 +42,9 @@ class OpenAIEmbedder(Embedder):
             except openai.NotFoundError:
                 raise ModelUnavailableError(f"The embedding model '{self.model}' does not exist there.") from None
             except openai.APIConnectionError:
-                raise ChroniclerError("Cannot reach the embedding server.", hint="Check `embedding.base_url`.") from None
+                raise ChroniclerError(
+                    "Cannot reach the embedding server.", hint="Check `embedding.base_url`."
+                ) from None
             out.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
         return normalise(np.array(out, dtype=np.float32))
 

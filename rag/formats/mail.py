@@ -66,7 +66,7 @@ def read_mail(data: bytes, source: str, config: NotesConfig) -> Note:
 
 
 def _addresses(msg: EmailMessage, header: str) -> list[str]:
-    """"Name <address>" per address in a header; the raw value when it is not a valid address list."""
+    """ "Name <address>" per address in a header; the raw value when it is not a valid address list."""
     value = msg.get(header)
     if value is None:
         return []

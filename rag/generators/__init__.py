@@ -23,7 +23,7 @@ SYSTEM_PROMPT = (
     "1. Use only facts stated in the notes. Do not use outside knowledge and do not guess.\n"
     "2. After every sentence that states a fact, cite the passage it comes from with its label exactly as "
     "written, e.g. [Session 5 · Part 3]. Cite only labels that appear in the notes below.\n"
-    f"3. If the notes do not contain the answer, reply exactly: \"{NOT_IN_NOTES}.\" and nothing else.\n"
+    f'3. If the notes do not contain the answer, reply exactly: "{NOT_IN_NOTES}." and nothing else.\n'
     "4. Be brief: a few sentences. If the question asks which session or when, name the session(s)."
 )
 REWRITE_PROMPT = (

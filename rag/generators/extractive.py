@@ -35,8 +35,10 @@ _WHICH_SESSION = re.compile(r"^\W*when\b|\b(which|what)\s+(session|episode|game)
 # this is what tells them apart. A name is a capitalised word, not first in its sentence, the question lacks.
 _NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
 _MONEY = r"\b(gold|gp|platinum|silver|copper|coins?|free)\b"
-_COLOURS = (r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|"
-            r"crimson|scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b")
+_COLOURS = (
+    r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|"
+    r"crimson|scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b"
+)
 DETAILS = (
     ("an amount", re.compile(r"\bhow (much|many)\b|\b(price|cost)\b", re.I), re.compile(f"{_NUMBER}|{_MONEY}", re.I)),
     ("a year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I), re.compile(r"\b\d{4}\b")),

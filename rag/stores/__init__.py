@@ -47,7 +47,9 @@ class Store(ABC):
     def delete(self, name: str, ids: Sequence[str]) -> None: ...
 
     @abstractmethod
-    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks: ...
+    def dense_search(
+        self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None
+    ) -> ScoredChunks: ...
 
     @abstractmethod
     def keyword_search(

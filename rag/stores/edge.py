@@ -213,9 +213,7 @@ class EdgeStore(Store):
         offset = None
         while shard is not None:
             records, offset = shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset, limit=PAGE, filter=flt, with_payload=with_payload, with_vector=False
-                )
+                qe.ScrollRequest(offset=offset, limit=PAGE, filter=flt, with_payload=with_payload, with_vector=False)
             )
             yield from records
             if offset is None:
@@ -223,13 +221,9 @@ class EdgeStore(Store):
 
     def stored_hashes(self, name: str) -> dict[str, str]:
         """A payload-only scroll of one field: ~10 ms per 1k points."""
-        return {
-            str(r.id): (r.payload or {}).get("stored_hash", "") for r in self._scroll(name, ["stored_hash"])
-        }
+        return {str(r.id): (r.payload or {}).get("stored_hash", "") for r in self._scroll(name, ["stored_hash"])}
 
-    def upsert(
-        self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]
-    ) -> None:
+    def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
             raise ValueError(
@@ -273,14 +267,10 @@ class EdgeStore(Store):
             raise self._missing(name)
         if query is None:
             return []
-        points = shard.query(
-            qe.QueryRequest(limit=limit, query=query, filter=build_filter(filters), with_payload=True)
-        )
+        points = shard.query(qe.QueryRequest(limit=limit, query=query, filter=build_filter(filters), with_payload=True))
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in points]
 
-    def dense_search(
-        self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None
-    ) -> ScoredChunks:
+    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
         query = qe.Query.Nearest(np.asarray(vector, dtype=np.float32).ravel().tolist(), using=VECTOR)
         return self._query(name, query, limit, filters)
 

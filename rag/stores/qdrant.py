@@ -70,14 +70,10 @@ def build_filter(filters: Filters | None) -> models.Filter | None:
     must: list[models.Condition] = []
     if filters.session_min is not None or filters.session_max is not None:
         must.append(
-            models.FieldCondition(
-                key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max)
-            )
+            models.FieldCondition(key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max))
         )
     if filters.campaign_no is not None:
-        must.append(
-            models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no))
-        )
+        must.append(models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no)))
     for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
         if values:
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
@@ -187,9 +183,7 @@ class QdrantStore(Store):
 
     # -- points --------------------------------------------------------------------------------
 
-    def _scroll(
-        self, name: str, with_payload: Any, scroll_filter: models.Filter | None = None
-    ) -> Iterator[Any]:
+    def _scroll(self, name: str, with_payload: Any, scroll_filter: models.Filter | None = None) -> Iterator[Any]:
         if not self._exists(name):
             return
         offset = None
@@ -208,17 +202,15 @@ class QdrantStore(Store):
                 return
 
     def stored_hashes(self, name: str) -> dict[str, str]:
-        return {
-            str(p.id): (p.payload or {}).get("stored_hash", "") for p in self._scroll(name, ["stored_hash"])
-        }
+        return {str(p.id): (p.payload or {}).get("stored_hash", "") for p in self._scroll(name, ["stored_hash"])}
 
-    def upsert(
-        self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]
-    ) -> None:
+    def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
         vectors = check_batch(chunks, vectors, stored_hashes)
         points = [
             models.PointStruct(
-                id=c.id, vector={VECTOR: v.tolist()}, payload={**c.payload(), CONTEXT: c.context or c.text, "stored_hash": h}
+                id=c.id,
+                vector={VECTOR: v.tolist()},
+                payload={**c.payload(), CONTEXT: c.context or c.text, "stored_hash": h},
             )
             for c, v, h in zip(chunks, vectors, stored_hashes, strict=True)
         ]
@@ -262,12 +254,8 @@ class QdrantStore(Store):
             )
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in result.points]
 
-    def dense_search(
-        self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None
-    ) -> ScoredChunks:
-        return self._query(
-            name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters
-        )
+    def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
+        return self._query(name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters)
 
     def keyword_search(
         self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False
