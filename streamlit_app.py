@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_state as state
+from app import state
 from rag.errors import ChroniclerError
 from rag.llm import llm_configured
 from rag.models import format_session
-from rag.ui_data import sessions_of
+from app.charts import sessions_of
 
 st.set_page_config(page_title="Chronicler", page_icon="📜", layout="wide", initial_sidebar_state="auto")
 

@@ -12,7 +12,7 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
-import app_state as state
+from app import state
 from rag.answering import ask, record_answer
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_state as state
-from rag import ui_eval
+from app import state
+from app import campaign_eval as ui_eval
 from rag.errors import ChroniclerError
 from rag.models import format_session
-from rag.ui_data import chunks_per_session_figure, files_frame, sessions_of, top_entities
+from app.charts import chunks_per_session_figure, files_frame, sessions_of, top_entities
 
 state.require_router()
 config = state.get_config()

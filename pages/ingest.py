@@ -8,10 +8,10 @@ from pathlib import Path
 
 import streamlit as st
 
-import app_state as state
+from app import state
 from rag.errors import ChroniclerError
-from rag.ui_data import chunks_frame, report_frame
-from rag.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
+from app.charts import chunks_frame, report_frame
+from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
 
 state.require_router()
 config = state.get_config()

@@ -8,10 +8,10 @@ from email.utils import parseaddr
 
 import streamlit as st
 
-import app_state as state
+from app import state
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
-from rag.ui_data import (
+from app.charts import (
     STAGE_LABELS,
     STAGES,
     hits_frame,

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-import app_state as state
-import settings_sections as sections
+from app import state
+from app import settings_form as sections
 from rag import registry
 from rag.config import deep_merge, dotted, validate
 from rag.errors import ChroniclerError
 from rag.stores import get_store
-from rag.uploads import notes_source
-from settings_sections import changes as _changes
-from settings_sections import init as _init
-from settings_sections import message as _message
-from settings_sections import save as _save
+from rag.ingest.uploads import notes_source
+from app.settings_form import changes as _changes
+from app.settings_form import init as _init
+from app.settings_form import message as _message
+from app.settings_form import save as _save
 
 state.require_router()
 config = state.get_config()

@@ -41,7 +41,7 @@ def progress_bar(label: str):
 
 
 def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
-    from rag.indexing import prepare_chunks
+    from rag.ingest.indexing import prepare_chunks
 
     notes_dir = config.resolve(config.notes_dir)
     chunks, skipped, notes = prepare_chunks(config, notes_dir, config.campaign)
@@ -175,7 +175,7 @@ def cmd_campaigns(config: Config, args: argparse.Namespace) -> int:
 
 
 def cmd_eval(config: Config, args: argparse.Namespace) -> int:
-    from rag.evaluation import format_table, run_eval
+    from rag.measure.evaluation import format_table, run_eval
 
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
@@ -194,7 +194,7 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
             log=lambda s: print(s, file=sys.stderr),
         )
         if getattr(args, "answers", False):
-            from rag.answer_eval import run_answer_eval
+            from rag.measure.answer_eval import run_answer_eval
 
             answers = run_answer_eval(
                 pipeline,
@@ -211,7 +211,7 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     result["command"] = "python -m rag " + " ".join(_quote(a) for a in args.argv)
     print(format_table(result))
     if "answers" in result:
-        from rag.answer_eval import format_answers
+        from rag.measure.answer_eval import format_answers
 
         print(format_answers(result["answers"]))
     if args.json_out:
@@ -228,13 +228,13 @@ def _quote(arg: str) -> str:
 
 
 def cmd_report(config: Config, args: argparse.Namespace) -> int:
-    from rag.report import render_eval_doc
+    from rag.measure.report import render_eval_doc
 
     print(render_eval_doc([Path(f) for f in args.files], args.section))
     return 0
 
 
 def cmd_bench(config: Config, args: argparse.Namespace) -> int:
-    from rag import bench
+    from rag.measure import bench
 
     return bench.run(config, args)

@@ -18,7 +18,7 @@ Session = int | float | None  # "Session 20.5.md" exists in real vaults
 _ID_NAMESPACE = uuid.UUID("6f1c2d1e-6a55-4c8e-9d3b-6d2f0b9a7c11")
 
 
-# What a file was read as. Markdown and .txt notes are "markdown"; the others come from rag.formats.
+# What a file was read as. Markdown and .txt notes are "markdown"; the others come from rag.ingest.formats.
 FILE_TYPES = ("markdown", "pdf", "email", "html", "docx")
 # Where a session number came from when not from the file name ("" = the file name, or no number).
 SESSION_ORIGINS = ("", "front matter", "title", "subject")

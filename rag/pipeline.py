@@ -13,11 +13,11 @@ from pathlib import Path
 from rag.config import Config
 from rag.embedders import Embedder, get_embedder
 from rag.expanders import QueryExpander, get_expander
-from rag.expansion import AliasTable
-from rag.indexing import IndexReport, sync_campaign
+from rag.search.aliases import AliasTable
+from rag.ingest.indexing import IndexReport, sync_campaign
 from rag.models import Chunk, Filters
 from rag.rerankers import Reranker, get_reranker
-from rag.retrieval import Retrieval, Retriever
+from rag.search.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
 
 

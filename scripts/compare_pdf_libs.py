@@ -42,7 +42,7 @@ def pypdf_chronicler(path: Path) -> list[str]:
     """What rag/formats/pdf.py does: layout mode, aligned columns → table rows, paragraphs reflowed."""
     from pypdf import PdfReader
 
-    from rag.formats.pdf import page_lines
+    from rag.ingest.formats.pdf import page_lines
 
     return ["\n".join(page_lines(p.extract_text(extraction_mode="layout"))) for p in PdfReader(path).pages]
 

@@ -7,7 +7,7 @@ What it does, in two stages (the first is cached, so a re-run only trains):
           project's own first stage (BM25 by default, which needs no embedding; ``--mode hybrid`` embeds
           ~7k passages first, about an hour on two busy cores) and keep the top ``--depth`` hits.
           A hit is a positive when it supports the question by the evaluation's matching rule
-          (``rag.evaluation.supports``: the normalised evidence is a substring of the passage and the
+          (``rag.measure.evaluation.supports``: the normalised evidence is a substring of the passage and the
           passage is from a gold session); the other hits are hard negatives. Supporting passages the
           first stage missed are kept as extra positives. Questions without evidence are skipped.
           Written to ``<work>/candidates-<mode>-<depth>.jsonl``.
@@ -94,7 +94,7 @@ def mine(args) -> Path:
         log(f"using cached candidates {out}")
         return out
     from rag.config import load_config
-    from rag.evaluation import corpora, load_questions, supports
+    from rag.measure.evaluation import corpora, load_questions, supports
     from rag.pipeline import Pipeline
 
     config = load_config(

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from rag import registry
-from rag.answer_eval import run_answer_eval
+from rag.measure.answer_eval import run_answer_eval
 from rag.answering import answer, ask, check_citations, offline_rewrite, record_answer
 from rag.cli import main
 from rag.config import load_config
@@ -145,7 +145,7 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
         "answer_has_evidence": 1.0,
         "citation_precision": 1.0,
     }
-    from rag.report import render_answer_tables
+    from rag.measure.report import render_answer_tables
 
     table = render_answer_tables([{"label": "x", "questions": "q.jsonl", "n": 2, "answers": result}])
     assert "| x | q | 2 | 1.000 | 0.000 | 1.000 | 1.000 |" in table and "(n=1)" in table

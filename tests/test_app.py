@@ -17,9 +17,9 @@ import streamlit as st
 import yaml
 from streamlit.testing.v1 import AppTest
 
-import app_state
+from app import state as app_state
 from rag.config import load_config
-from rag.ui_data import STAGE_LABELS
+from app.charts import STAGE_LABELS
 
 APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
 TIMEOUT = 60
@@ -365,7 +365,7 @@ def test_settings_api_key_is_saved_but_never_shown(tmp_path):
 def test_settings_chunking_change_offers_reindex(tmp_path):
     indexed(tmp_path)
     app_state_sources = tmp_path / "vault"
-    from rag.uploads import remember_source
+    from rag.ingest.uploads import remember_source
 
     remember_source(load_config(), "demo", app_state_sources)
     at = start("pages/settings.py")

@@ -15,11 +15,11 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
-import app_state
-from rag import ui_eval
+from app import state as app_state
+from app import campaign_eval as ui_eval
 from rag.config import load_config
 from rag.errors import ConfigError
-from rag.uploads import remember_source
+from rag.ingest.uploads import remember_source
 from tests.llm_server import KEY
 from tests.test_app import app_env, indexed, plotly, start, texts  # noqa: F401 - app_env is autouse
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import chunk_note, chunk_notes
+from rag.ingest.chunking import chunk_note, chunk_notes
 from rag.config import ChunkingConfig, NotesConfig
-from rag.notes import load_notes, parse_note
+from rag.ingest.notes import load_notes, parse_note
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 CRD3 = Path("/work/shared/data/crd3-notes")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rag.errors import ChroniclerError
-from rag.evaluation import Question, aggregate, load_questions, norm, score_question, supports
+from rag.measure.evaluation import Question, aggregate, load_questions, norm, score_question, supports
 from rag.models import Chunk, Hit
 
 

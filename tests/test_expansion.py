@@ -1,4 +1,4 @@
-from rag.expansion import AliasTable
+from rag.search.aliases import AliasTable
 from rag.models import Chunk
 
 

@@ -16,13 +16,13 @@ import pytest
 
 from rag import registry
 from rag.answering import answer
-from rag.chunking import chunk_notes
+from rag.ingest.chunking import chunk_notes
 from rag.cli import main
 from rag.config import ChunkingConfig, NotesConfig, load_config
 from rag.models import Chunk, Filters, Note
-from rag.notes import Skipped, load_notes
+from rag.ingest.notes import Skipped, load_notes
 from rag.pipeline import Pipeline
-from rag.uploads import save_uploads
+from rag.ingest.uploads import save_uploads
 from tests import docfiles
 from tests.fakes import FakeEmbedder, FakeGenerator
 
@@ -252,7 +252,7 @@ def test_title_session_pattern_is_configurable(tmp_path):
 
 
 def test_a_chunk_without_a_session_says_where_it_is_from(tmp_path):
-    from rag.ui_data import chunks_frame
+    from app.charts import chunks_frame
 
     docfiles.recap_eml(tmp_path / "hello.eml", subject="Snacks for Saturday")
     docfiles.handout_pdf(tmp_path / "Map.pdf", title="")
@@ -347,7 +347,7 @@ def test_page_citation_resolves_when_two_documents_have_that_page():
 
 
 def test_index_report_says_what_each_file_became(pipeline):
-    from rag.ui_data import report_frame
+    from app.charts import report_frame
 
     _, report = pipeline
     frame = report_frame(report).set_index("file")

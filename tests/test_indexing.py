@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from rag.config import load_config
-from rag.indexing import sync_campaign
+from rag.ingest.indexing import sync_campaign
 from rag.stores import get_store
 from tests.fakes import FakeEmbedder
 

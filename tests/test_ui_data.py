@@ -10,14 +10,14 @@ import pytest
 
 from rag.config import load_config
 from rag.models import Chunk, Hit
-from rag.ui_data import (
+from app.charts import (
     hits_frame,
     hits_per_session_figure,
     rank_movement_figure,
     score_distribution_figure,
     stage_scores_figure,
 )
-from rag.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
+from rag.ingest.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
 
 EXT = [".md", ".txt"]
 

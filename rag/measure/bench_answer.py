@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from rag.answering import ask
-from rag.bench_query import QUESTIONS, _percentile
+from rag.measure.bench_query import QUESTIONS, _percentile
 from rag.config import Config
 from rag.generators import get_generator
 from rag.pipeline import Pipeline

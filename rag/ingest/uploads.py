@@ -1,7 +1,7 @@
 """Saving uploaded notes (single files or a zipped Obsidian vault) under ``<data_dir>/uploads/<campaign>/``.
 
 Notes are any of ``notes.extensions``: Markdown and text, but also PDF, Word and .eml files, so every file is
-handled as bytes and written as received; reading them is ``rag.notes``' job.
+handled as bytes and written as received; reading them is ``rag.ingest.notes``' job.
 
 Everything a browser sends is untrusted: names are checked before anything is written (no ``..``, no
 absolute or drive paths, no symlinks), and a zip is refused whole when it has too many files or too

@@ -17,8 +17,8 @@ from plotly.subplots import make_subplots
 
 from rag.models import Chunk, Hit, format_session
 
-if TYPE_CHECKING:  # rag.indexing pulls in the notes parser; the frames only need the report's shape
-    from rag.indexing import IndexReport
+if TYPE_CHECKING:  # rag.ingest.indexing pulls in the notes parser; the frames only need the report's shape
+    from rag.ingest.indexing import IndexReport
 
 STAGES = ("dense", "keyword", "context", "first_mention", "fused", "rerank")
 STAGE_LABELS = {

@@ -1,6 +1,6 @@
 """Answer evaluation (``python -m rag eval --answers``): refusals, citation precision, evidence in answers.
 
-Same question files and matching rule as retrieval evaluation (``rag.evaluation.supports``):
+Same question files and matching rule as retrieval evaluation (``rag.measure.evaluation.supports``):
 - ``refusal_accuracy``: share of ``unanswerable`` questions the answerer refused (absent if a set has none);
 - ``false_refusal_rate``: share of answerable questions it refused;
 - ``citation_precision``: share of resolved citations, over answered answerable questions, whose passage
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.answering import answer
-from rag.evaluation import indexed_corpora, load_questions, supports
+from rag.measure.evaluation import indexed_corpora, load_questions, supports
 from rag.generators import get_generator
 from rag.names import norm
 

@@ -2,7 +2,7 @@
 
 Why mammoth: it is maintained, BSD licensed, pure Python, and made for exactly this: it maps a document's
 *styles* to meaning ("Heading 2" → ``<h2>``, list paragraphs → ``<ul>``, tables → ``<table>``) and ignores
-the look. Its HTML then goes through the same converter as saved web pages (``rag.formats.web``), so
+the look. Its HTML then goes through the same converter as saved web pages (``rag.ingest.formats.web``), so
 headings become chunk headings the same way. python-docx reads paragraphs and styles too, but leaves lists,
 numbering and tables to be rebuilt by hand; it is only used by the tests, to write .docx files.
 
@@ -17,8 +17,8 @@ import zipfile
 from xml.etree import ElementTree
 
 from rag.config import NotesConfig
-from rag.formats import Unreadable, short_error
-from rag.formats.web import html_to_markdown, markdown_note
+from rag.ingest.formats import Unreadable, short_error
+from rag.ingest.formats.web import html_to_markdown, markdown_note
 from rag.models import Note
 
 # Word and Google Docs mark a document's title with the "Title" style: that is the H1 (the note's title),

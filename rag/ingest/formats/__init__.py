@@ -5,7 +5,7 @@ whose body is Markdown-like text, so everything after reading (cleaning, chunkin
 the code path every Obsidian note takes, and a citation can still point back to a page or a mail.
 
 A reader raises ``Unreadable`` with a reason a player understands ("encrypted PDF (needs a password)");
-``rag.notes`` turns it into a ``Skipped`` so one bad file never stops an index run. Parsing libraries
+``rag.ingest.notes`` turns it into a ``Skipped`` so one bad file never stops an index run. Parsing libraries
 are imported inside the readers: a vault of Markdown never loads a PDF parser.
 """
 

@@ -4,7 +4,7 @@ Why markdownify (on BeautifulSoup with the standard library's ``html.parser``): 
 licensed, and writes the Markdown this project already reads: ATX ``#`` headings, which become chunk
 headings, ``-`` bullets, which become one passage per bullet, and pipe tables, which the chunker reads as
 delimited cells. html2text does the same job but is GPL-3 and wraps lines at 78 characters by default.
-Word files go through here too (``rag.formats.word`` turns them into HTML first), so both kinds of
+Word files go through here too (``rag.ingest.formats.word`` turns them into HTML first), so both kinds of
 export get one converter and one set of rules.
 
 Scripts, styles, navigation and forms are dropped before converting: they are page furniture, not notes.
@@ -17,7 +17,7 @@ import re
 from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
-from rag.formats import Unreadable, short_error
+from rag.ingest.formats import Unreadable, short_error
 from rag.models import Note
 
 _ATX = re.compile(r"^(#{1,6})[ \t]")
@@ -55,7 +55,7 @@ def read_html(data: bytes, source: str, config: NotesConfig) -> Note:
 def markdown_note(markdown: str, source: str, config: NotesConfig, file_type: str, doc_title: str = "") -> Note:
     """A converted document as a Note: its first H1 is the title (else ``doc_title``, else the file name),
     its other headings are scene headings, and a session number may come from either title."""
-    from rag.notes import parse_note
+    from rag.ingest.notes import parse_note
 
     note = parse_note(_one_title(markdown), source, config, titles=[(doc_title, "title")])
     name = PurePosixPath(source).name

@@ -20,7 +20,7 @@ from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
 from rag.stores import Store, get_store
-from rag.uploads import known_campaigns
+from rag.ingest.uploads import known_campaigns
 
 _routed = threading.local()  # set by the router just before it runs a page, in the same script thread
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rag.docs import DOCS, write_section
+from rag.measure.doc_sections import DOCS, write_section
 from rag.errors import ChroniclerError
 
 DOC = DOCS / "EVALUATION.md"

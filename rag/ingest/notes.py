@@ -5,7 +5,7 @@ saved by Windows editors, the odd binary. One bad file must never stop an index 
 that cannot be used becomes a ``Skipped`` with a reason a player understands, and the rest goes on.
 Only the folder's own files are read: a link pointing elsewhere is reported, not followed.
 
-PDF, e-mail, HTML and Word files are read by ``rag.formats`` into the same ``Note``; their reasons for
+PDF, e-mail, HTML and Word files are read by ``rag.ingest.formats`` into the same ``Note``; their reasons for
 being skipped ("no text layer (scanned?)") come back here as ``Skipped`` like any other.
 """
 
@@ -20,10 +20,10 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from rag import formats
+from rag.ingest import formats
 from rag.config import NotesConfig
 from rag.errors import ConfigError, NotesError
-from rag.markdown import clean_inline
+from rag.ingest.markdown import clean_inline
 from rag.models import Note, Session
 
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -116,7 +116,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
 
 
 def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig) -> Note | Skipped:
-    """A PDF, e-mail, HTML or Word file through its ``rag.formats`` reader; its reason when unreadable."""
+    """A PDF, e-mail, HTML or Word file through its ``rag.ingest.formats`` reader; its reason when unreadable."""
     if not data.strip():
         return Skipped(source, "empty file")
     try:

@@ -5,7 +5,7 @@ the natural passage: it is what a player remembers and what evidence spans sit i
 sections, paragraphs between bullets) is packed by whole paragraphs for the same reason. Every chunk
 keeps the file lines it came from, so a citation can point back into the note.
 
-Other files (``rag.formats``) arrive as Notes with Markdown-like bodies and take the same path, with two
+Other files (``rag.ingest.formats``) arrive as Notes with Markdown-like bodies and take the same path, with two
 differences: a PDF's pages are never mixed in one chunk (each chunk keeps its page, and is named
 "Handout 3, p. 4"), and an e-mail is cut by paragraph, since a recap mail is written one event per paragraph
 the way session notes are written one event per bullet.
@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from rag.config import ChunkingConfig
-from rag.markdown import Link, clean, entities_of, strip_comments
+from rag.ingest.markdown import Link, clean, entities_of, strip_comments
 from rag.models import Chunk, Note, format_session
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")

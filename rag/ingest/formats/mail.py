@@ -20,7 +20,7 @@ from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 
 from rag.config import NotesConfig
-from rag.formats import Unreadable, short_error
+from rag.ingest.formats import Unreadable, short_error
 from rag.models import Note
 
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|sv|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -29,7 +29,7 @@ _SENT_FROM = re.compile(r"^\s*(?:sent from my \w+|get outlook for \w+)", re.IGNO
 
 
 def read_mail(data: bytes, source: str, config: NotesConfig) -> Note:
-    from rag.notes import parse_note
+    from rag.ingest.notes import parse_note
 
     try:
         msg = BytesParser(policy=policy.default).parsebytes(data)
@@ -96,7 +96,7 @@ def _date(msg: EmailMessage) -> str:
 
 def _body(msg: EmailMessage) -> tuple[str, list[str]]:
     """The text to index, and warnings (attachments that were not read)."""
-    from rag.formats.web import html_to_markdown
+    from rag.ingest.formats.web import html_to_markdown
 
     part = msg.get_body(preferencelist=("plain", "html"))
     warnings = []

@@ -15,7 +15,7 @@ import numpy as np
 
 from rag.config import Config
 from rag.embedders import get_embedder, normalise
-from rag.indexing import prepare_chunks
+from rag.ingest.indexing import prepare_chunks
 from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
 from rag.stores import get_store

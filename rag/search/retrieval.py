@@ -14,8 +14,8 @@ from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError
 from rag.expanders import QueryExpander
-from rag.expansion import AliasTable
-from rag.first_mention import asks_first_mention, first_mention_passages
+from rag.search.aliases import AliasTable
+from rag.search.first_mention import asks_first_mention, first_mention_passages
 from rag.models import Chunk, Filters, Hit
 from rag.rerankers import Reranker
 from rag.stores import Store

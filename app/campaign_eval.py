@@ -2,8 +2,8 @@
 
 Players keep a ``questions.jsonl`` (the format of ``python -m rag eval``, see shared/data/README.md) in
 their notes folder, or upload one on the page. The questions are asked of the campaign *as it is
-indexed* (no second copy of the notes is embedded, unlike ``rag.evaluation.run_eval``, which indexes the
-folder into its own ``eval-…`` collection), and scored with ``rag.evaluation``'s own matching rule and
+indexed* (no second copy of the notes is embedded, unlike ``rag.measure.evaluation.run_eval``, which indexes the
+folder into its own ``eval-…`` collection), and scored with ``rag.measure.evaluation``'s own matching rule and
 metrics, so the numbers mean exactly what ``rag eval`` reports. Everything here is pure (no Streamlit) so
 the numbers behind every chart can be unit-tested.
 """
@@ -19,9 +19,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rag.errors import ChroniclerError
-from rag.evaluation import KINDS, MRR_DEPTH, Question, aggregate, from_gold_session, score_question, supports
+from rag.measure.evaluation import KINDS, MRR_DEPTH, Question, aggregate, from_gold_session, score_question, supports
 from rag.models import Filters, format_session
-from rag.ui_data import COLORS, SHOWN
+from app.charts import COLORS, SHOWN
 
 if TYPE_CHECKING:
     from rag.config import Config
@@ -60,7 +60,7 @@ class QuestionFileError(ChroniclerError):
 
 def question_file(config: Config, campaign: str) -> Path | None:
     """``questions.jsonl`` in the folder the campaign was indexed from, if there is one."""
-    from rag.uploads import notes_source
+    from rag.ingest.uploads import notes_source
 
     folder = notes_source(config, campaign)
     path = folder / QUESTION_FILE if folder is not None else None
@@ -156,7 +156,7 @@ def evaluate(
     filters: Filters | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Ask every question of the indexed campaign and score it with ``rag.evaluation``'s rule.
+    """Ask every question of the indexed campaign and score it with ``rag.measure.evaluation``'s rule.
 
     The result has ``rag eval``'s shape (``n``, ``overall``, ``by_kind``, ``per_question``) plus, per
     question, its text, gold sessions and the rank of the first supporting / gold-session passage."""
