@@ -1,4 +1,4 @@
-"""What every page shares: the config, the one embedder and the one store client, the sidebar's choices.
+"""What every page shares: the config, the one embedder and the one store client, the campaigns.
 
 The embedder (~10 s to load) and the store client are process-wide ``st.cache_resource`` entries keyed
 on the settings that make them; ``max_entries=1`` means a settings change replaces the old object, and
@@ -14,92 +14,23 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag.config import Config, RetrievalConfig, load_config, slug
+from rag.config import Config, load_config, slug
 from rag.embedders import Embedder, get_embedder
-from rag.errors import ChroniclerError, ModelUnavailableError
-from rag.models import Chunk, Filters
+from rag.errors import ChroniclerError
+from rag.ingest.indexing import IndexReport
+from rag.ingest.uploads import known_campaigns
+from rag.models import Chunk
 from rag.pipeline import Pipeline
 from rag.stores import Store, get_store
-from rag.ingest.uploads import known_campaigns
 
-_routed = threading.local()  # set by the router just before it runs a page, in the same script thread
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store
 _first_start_tried: set[tuple] = set()
 _store_failures: dict[tuple, tuple[float, ChroniclerError]] = {}
 RETRY_SECONDS = 10
 _generation = [0]  # bumped after every index/drop so cached chunk lists are rebuilt
-
-# Sidebar widget keys, read by the pages.
-CAMPAIGN, MODE, TOP_K, SESSION_CAP, RERANK = "campaign", "mode", "top_k", "session_cap", "rerank"
-EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
-MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
-EXPAND_HELP = (
-    "Query expansion: a language model writes other ways to ask your question (other words, the names "
-    "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
-    "set one up in Settings → Answers."
-)
-RERANK_HELP = (
-    "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
-    "them. Set its model in Settings (reranker); without one, searches run as usual and say so."
-)
-ALL_SESSIONS = "all"
-PENDING_CAMPAIGN = "_pending_campaign"
-MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
-MODE_HELP = (
-    "How passages are found. dense: by meaning, so 'the dwarf city' finds 'Kraghammer'. "
-    "keyword: exact words, best for names. hybrid: combines meaning-based and exact-word search."
-)
-
-
-def threshold_key(mode: str) -> str:
-    """One slider per mode: scores of different modes live on different scales."""
-    return f"threshold_{mode}"
-
-
-def exact_word_weights(retrieval: RetrievalConfig, weight: float) -> tuple[float, float]:
-    """(keyword, context) weights for the sidebar's "weight of exact words": both keyword stages move
-    together, keeping the configured ratio between them."""
-    if not retrieval.keyword_weight:  # no ratio to keep: the slider moves the keyword stage alone
-        return weight, retrieval.context_weight
-    return weight, weight * retrieval.context_weight / retrieval.keyword_weight
-
-
-def threshold_range(mode: str, config: Config) -> tuple[float, float, float]:
-    """(max, step, default) of the threshold slider; 0 means "no threshold"."""
-    if mode == "keyword":
-        top, step = 20.0, 0.1
-    elif mode == "hybrid":  # the best fused score: rank 1 in every stage, at the heaviest sidebar weight
-        r = config.retrieval
-        keyword, context = exact_word_weights(config.retrieval, MAX_KEYWORD_WEIGHT)
-        top, step = round((r.dense_weight + max(keyword, r.keyword_weight) + context) / (r.rrf_k + 1), 4), 0.0005
-    else:
-        top, step = 1.0, 0.01
-    default = config.retrieval.score_threshold or 0.0
-    return top, step, min(max(default, 0.0), top) if mode == config.retrieval.mode else 0.0
-
-
-def mark_routed() -> None:
-    _routed.ok = True
-
-
-def require_router() -> None:
-    """Every page calls this first: make sure it runs inside streamlit_app.py (sidebar, page config).
-
-    A folder named ``pages/`` next to the entry script makes Streamlit start in its old multipage mode
-    until ``st.navigation`` has run once in the process. So the first run of a fresh server that lands
-    on a page URL (a bookmark, a browser reconnecting after a restart) and every ``AppTest.switch_page``
-    run would execute the page alone. Switching the flag off and rerunning goes through the router.
-    """
-    if getattr(_routed, "ok", False):
-        _routed.ok = False
-        return
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-
-        PagesManager.uses_pages_directory = False
-    except ImportError:  # a Streamlit without the flag has no old mode to fall into
-        return
-    st.rerun()
+# The campaign selector's widget key (drawn by app.sidebar, read by every page) and the switch requested
+# by a page for the next run (a widget's value cannot change once drawn).
+CAMPAIGN, PENDING_CAMPAIGN = "campaign", "_pending_campaign"
 
 
 def get_config() -> Config:
@@ -166,39 +97,10 @@ def same_store(a: Config, b: Config) -> bool:
     return store_key(a) == store_key(b)
 
 
-class AppPipeline(Pipeline):
-    """A Pipeline whose embedder comes from the app cache, loaded only when a stage needs it."""
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = embedder(self.config)
-        return self._embedder
-
-    @property
-    def expander(self):
-        """Without a language model, expansion is said to be off (with the fix) and the search goes on."""
-        return self._or_off(
-            lambda: super(AppPipeline, self).expander, "Question expansion", "retrieval", "query_expansion"
-        )
-
-    @property
-    def reranker(self):
-        """A missing reranking model is said plainly, with its fix, and the search goes on without it."""
-        return self._or_off(lambda: super(AppPipeline, self).reranker, "Reranking", "reranker", "enabled")
-
-    def _or_off(self, build, stage: str, section: str, switch: str):
-        """The stage, or a warning that names it and the fix, with the stage turned off for this search."""
-        try:
-            return build()
-        except ModelUnavailableError as err:
-            st.warning(f"{stage} is off for this search: {err.one_line()}", icon=":material/info:")
-            setattr(getattr(self.config, section), switch, False)
-            return None
-
-
-def pipeline(config: Config) -> AppPipeline:
-    return AppPipeline(config, None, store(config))
+def pipeline(config: Config) -> Pipeline:
+    """A cheap Pipeline around the cached store and (loaded when a stage needs it) the cached embedder.
+    Lenient: a missing reranking or expansion model is a notice on the search, not a failed page."""
+    return Pipeline(config, store=store(config), embedder_loader=lambda: embedder(config), lenient=True)
 
 
 # -- campaigns ----------------------------------------------------------------------------------------
@@ -249,7 +151,7 @@ def select_campaign(name: str) -> None:
     st.session_state[PENDING_CAMPAIGN] = name
 
 
-def run_index(config: Config, notes_dir: Path, campaign: str, label: str = "Embedding your notes…"):
+def run_index(config: Config, notes_dir: Path, campaign: str, label: str = "Embedding your notes…") -> IndexReport:
     """Index with a progress bar; returns the IndexReport (errors are the caller's to show)."""
     bar = st.progress(0.0, text="Reading and chunking the notes…")
 
@@ -298,25 +200,3 @@ def first_start(config: Config) -> None:
             state="complete",
             expanded=False,
         )
-
-
-# -- shared retrieval controls ------------------------------------------------------------------------
-
-
-def search_settings(config: Config) -> tuple[Config, Filters]:
-    """The config with the sidebar's mode, top-k and threshold applied, and the session-cap filter."""
-    mode = st.session_state.get(MODE) or config.retrieval.mode
-    cfg = config.model_copy(deep=True)
-    cfg.retrieval.mode = mode
-    cfg.retrieval.k = int(st.session_state.get(TOP_K) or config.retrieval.k)
-    threshold = st.session_state.get(threshold_key(mode))
-    cfg.retrieval.score_threshold = float(threshold) if threshold else None
-    cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
-    if st.session_state.get(KEYWORD_WEIGHT) is not None:
-        weights = exact_word_weights(config.retrieval, float(st.session_state[KEYWORD_WEIGHT]))
-        cfg.retrieval.keyword_weight, cfg.retrieval.context_weight = weights
-    cfg.retrieval.query_expansion = bool(st.session_state.get(EXPAND, config.retrieval.query_expansion))
-    cfg.retrieval.expansion_variants = int(st.session_state.get(PHRASINGS) or config.retrieval.expansion_variants)
-    cap = st.session_state.get(SESSION_CAP)
-    cap = None if cap in (None, ALL_SESSIONS) else cap
-    return cfg, Filters(session_max=float(cap)) if cap is not None else Filters()

@@ -12,10 +12,10 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import state
-from rag.answering import ask, record_answer
+from app import routing, sidebar, state
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
+from rag.tracking import record_answer
 
 TURNS = "chat_turns"  # list of {"question": str, "answer": Answer}
 BADGES = {
@@ -119,7 +119,7 @@ def show_answer(result: Answer, key: str) -> None:
     show_why(result, key)
 
 
-state.require_router()
+routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 turns: list[dict] = st.session_state.setdefault(TURNS, [])
@@ -180,12 +180,12 @@ if asking:
     with st.chat_message("user"):
         st.markdown(_md(question))
     with st.chat_message("assistant"):
-        cfg, filters = state.search_settings(config)
+        cfg, filters = sidebar.search_settings(config)
         history = [(t["question"], t["answer"].text) for t in turns]
         try:
-            stream = ask(
-                state.pipeline(cfg), question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode, history=history
-            )
+            stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
+            for notice in stream.notices:
+                st.warning(notice, icon=":material/info:")
             st.write_stream(_md(piece) for piece in stream)
             result = stream.answer
         except ChroniclerError as err:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import state
-from app import campaign_eval as ui_eval
-from rag.errors import ChroniclerError
-from rag.models import format_session
+from app import campaign_eval, routing, sidebar, state
 from app.charts import chunks_per_session_figure, files_frame, sessions_of, top_entities
+from rag.errors import ChroniclerError
+from rag.measure.evaluation import evaluate
+from rag.measure.questions import parse_questions
+from rag.models import format_session
 
-state.require_router()
+routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 
@@ -84,15 +85,15 @@ st.dataframe(
 )
 st.page_link("pages/search.py", label="Search these notes", icon=":material/manage_search:")
 
-# -- the campaign's own evaluation (rag/ui_eval.py) ---------------------------------------------------------
+# -- the campaign's own evaluation (rag/campaign_eval.py) ---------------------------------------------------------
 EVAL = "_campaign_eval"  # {"campaign", "source", "result"}: kept across reruns and page switches
 st.subheader("How well does search find the answers?")
 st.caption(
     f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
-    f"each, and Chronicler measures how often a search finds them. Put them in a `{ui_eval.QUESTION_FILE}` file "
+    f"each, and Chronicler measures how often a search finds them. Put them in a `{campaign_eval.QUESTION_FILE}` file "
     "in the campaign's notes folder, or upload one here."
 )
-found = ui_eval.question_file(config, campaign)
+found = campaign_eval.question_file(config, campaign)
 upload = st.file_uploader(
     "Question file (JSON Lines)",
     type=["jsonl", "json"],
@@ -104,19 +105,19 @@ questions, source = None, None
 try:
     if upload is not None:
         source = upload.name
-        questions = ui_eval.parse_questions(upload.getvalue(), upload.name)
+        questions = parse_questions(upload.getvalue(), upload.name)
     elif found is not None:
         source = str(found)
-        questions = ui_eval.parse_questions(found.read_bytes(), found.name)
+        questions = parse_questions(found.read_bytes(), found.name)
 except ChroniclerError as err:
     st.error(err.one_line(), icon=":material/error:")
 if questions:
     st.caption(f"{len(questions)} questions from {source}.")
     if st.button("Measure how well search finds the answers", key="eval_run", icon=":material/fact_check:"):
-        cfg, _ = state.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
+        cfg, _ = sidebar.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
         bar = st.progress(0.0, text="Asking the questions…")
         try:
-            result = ui_eval.evaluate(
+            result = evaluate(
                 state.pipeline(cfg),
                 campaign,
                 questions,
@@ -127,23 +128,24 @@ if questions:
         else:
             st.session_state[EVAL] = {"campaign": campaign, "source": source, "result": result}
 elif found is None and upload is None:
-    st.info(f"No `{ui_eval.QUESTION_FILE}` found for '{campaign}'.", icon=":material/quiz:")
+    st.info(f"No `{campaign_eval.QUESTION_FILE}` found for '{campaign}'.", icon=":material/quiz:")
 
 saved = st.session_state.get(EVAL)
 if saved and saved["campaign"] == campaign:
     result = saved["result"]
-    if not result["n"]:
+    if not result["scored"]:
         st.warning("None of these questions has a gold session, so there is nothing to measure.")
     else:
-        skipped = f" ({result['skipped']} without a gold session not counted)" if result["skipped"] else ""
-        st.caption(f"{result['n']} questions from {saved['source']}{skipped}. {ui_eval.EXPLANATION}")
-        values = ui_eval.metric_values(result)
+        unscored = result["n"] - result["scored"]
+        skipped = f" ({unscored} without a gold session not counted)" if unscored else ""
+        st.caption(f"{result['scored']} questions from {saved['source']}{skipped}. {campaign_eval.EXPLANATION}")
+        values = campaign_eval.metric_values(result)
         for col, (key, value) in zip(st.columns(len(values)), values.items(), strict=True):
-            label, help_text = ui_eval.METRICS[key]
-            col.metric(label, ui_eval.format_metric(key, value), help=help_text)
-        st.plotly_chart(ui_eval.hit_at_k_figure(result), width="stretch", config={"displayModeBar": False})
-        missed = ui_eval.missed_frame(result)
-        st.markdown(f"**Not found in the top {ui_eval.HEADLINE_K}** ({len(missed)})")
+            label, help_text = campaign_eval.METRICS[key]
+            col.metric(label, campaign_eval.format_metric(key, value), help=help_text)
+        st.plotly_chart(campaign_eval.hit_at_k_figure(result), width="stretch", config={"displayModeBar": False})
+        missed = campaign_eval.missed_frame(result)
+        st.markdown(f"**Not found in the top {campaign_eval.HEADLINE_K}** ({len(missed)})")
         if missed.empty:
             st.caption("Every question was found.")
         else:

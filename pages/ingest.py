@@ -8,12 +8,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from app import state
-from rag.errors import ChroniclerError
+from app import routing, state
 from app.charts import chunks_frame, report_frame
+from rag.errors import ChroniclerError
 from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
 
-state.require_router()
+routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 ss = st.session_state

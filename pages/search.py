@@ -8,9 +8,7 @@ from email.utils import parseaddr
 
 import streamlit as st
 
-from app import state
-from rag.errors import CampaignNotFoundError, ChroniclerError
-from rag.models import Filters, format_session
+from app import routing, sidebar, state
 from app.charts import (
     STAGE_LABELS,
     STAGES,
@@ -21,6 +19,8 @@ from app.charts import (
     stage_scores_figure,
     stages_run,
 )
+from rag.errors import CampaignNotFoundError, ChroniclerError
+from rag.models import Filters, format_session
 
 PLOT = {"displayModeBar": False}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -31,7 +31,7 @@ def _md(text: str) -> str:
     return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
 
 
-state.require_router()
+routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 
@@ -57,7 +57,7 @@ if not question.strip():
     )
     st.stop()
 
-cfg, filters = state.search_settings(config)
+cfg, filters = sidebar.search_settings(config)
 try:
     senders = sorted({c.sender for c in state.campaign_chunks(config, campaign) if c.sender})
 except ChroniclerError:
@@ -72,17 +72,19 @@ if senders:  # only campaigns with e-mailed notes have anything to filter by her
     addresses = tuple(parseaddr(sender)[1] or sender for sender in chosen)  # what the store's sender keys hold
     filters = Filters(**{**vars(filters), "senders": addresses, "subject": subject.strip()})
 try:
-    result = state.pipeline(cfg).retrieve(question, campaign, cfg.retrieval.k, filters, cfg.retrieval.mode)
+    result = state.pipeline(cfg).search(question, campaign, filters)
 except ChroniclerError as err:
     st.error(err.one_line())
     if isinstance(err, CampaignNotFoundError):
         st.page_link("pages/ingest.py", label="Add notes to this campaign", icon=":material/upload_file:")
     st.stop()
 
+for notice in result.notices:
+    st.warning(notice, icon=":material/info:")
 hits, candidates = result.hits, result.candidates
 threshold = cfg.retrieval.score_threshold
 below = sum(not h.kept for h in candidates)
-summary = [f"{len(hits)} shown of {len(candidates)} candidates", f"mode: {state.MODES[result.mode]}"]
+summary = [f"{len(hits)} shown of {len(candidates)} candidates", f"mode: {sidebar.MODES[result.mode]}"]
 if threshold is not None:
     summary.append(f"threshold {threshold:g} dropped {below}")
 if filters.session_max is not None:

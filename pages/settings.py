@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import state
+from app import routing, sidebar, state
 from app import settings_form as sections
-from rag import registry
-from rag.config import deep_merge, dotted, validate
-from rag.errors import ChroniclerError
-from rag.stores import get_store
-from rag.ingest.uploads import notes_source
 from app.settings_form import changes as _changes
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
+from rag import registry
+from rag.config import deep_merge, dotted, validate
+from rag.errors import ChroniclerError
+from rag.ingest.uploads import notes_source
+from rag.stores import get_store
 
-state.require_router()
+routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 ss = st.session_state
@@ -159,10 +159,10 @@ with st.container(border=True):
     c1, c2, c3, c4 = st.columns(4)
     c1.selectbox(
         "Mode",
-        list(state.MODES),
-        format_func=state.MODES.get,
+        list(sidebar.MODES),
+        format_func=sidebar.MODES.get,
         key=_init("s_mode", config.retrieval.mode),
-        help=state.MODE_HELP,
+        help=sidebar.MODE_HELP,
     )
     c2.number_input(
         "Top-k",

@@ -1,8 +1,10 @@
-"""Question → grounded, cited, checked Answer. What the chat page, ``run`` and ``eval --answers`` call.
+"""The answer rules, from retrieved passages to a grounded, cited, checked Answer.
 
-Order of work: rewrite a follow-up into a standalone question; retrieve; refuse without calling any
-generator when nothing passed the threshold or the generator's own support score is below the floor;
-generate (streamed); then check every citation against the passages that were in the context.
+``Pipeline.ask`` runs them in order: ``standalone_question`` rewrites a follow-up; the pipeline searches
+(``named_sessions`` narrows "what happened in session 5?"); ``respond`` refuses without calling any generator
+when nothing passed the threshold or the generator's own support score is below the floor, else generates
+(streamed) and checks every citation against the passages that were in the context. Nothing here searches:
+the rules take what the pipeline found.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from rag.generators import NOT_IN_NOTES, Generator, History, build_messages, get_generator
+from rag.config import AnswerConfig
+from rag.generators import NOT_IN_NOTES, Generator, History, build_messages
 from rag.models import Answer, Citation, Filters, Hit
 from rag.names import names, norm
+from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
@@ -128,8 +132,11 @@ class AnswerStream:
     Reading ``.answer`` first simply consumes the stream. A flag for an unchecked citation arrives as the
     last piece, so what streamed is exactly ``answer.text``."""
 
-    def __init__(self, pieces: Iterator[str], finish: Callable[[str, float | None], Answer]):
+    def __init__(
+        self, pieces: Iterator[str], finish: Callable[[str, float | None], Answer], notices: list[str] | None = None
+    ):
         self._pieces, self._finish = pieces, finish
+        self.notices = list(notices or [])  # optional search stages that were skipped, with the fix
         self._answer: Answer | None = None
         self._parts: list[str] = []
         self._started = time.perf_counter()
@@ -154,56 +161,55 @@ class AnswerStream:
         return self._answer
 
 
-def ask(
-    pipeline,
-    question: str,
-    campaign: str | None = None,
-    k: int | None = None,
-    filters: Filters | None = None,
-    mode: str | None = None,
-    history: History | None = None,
-    generator: Generator | None = None,
-) -> AnswerStream:
-    """Retrieve now (errors raise here, before anything streams); generate lazily while iterating."""
-    t0 = time.perf_counter()
-    cfg = pipeline.config.answer
-    mode = mode or pipeline.config.retrieval.mode
-    history = list(history or [])[-cfg.history_turns :] if cfg.history_turns else []
-    if generator is None:
-        generator = get_generator(cfg, embedder=pipeline.embedder_for(mode))
-    standalone, carried, method = question, [], "none"
+def standalone_question(question: str, history: History, generator: Generator) -> dict[str, Any]:
+    """The question as it is searched: a follow-up rewritten by the generator (an LLM) when it can, else by
+    ``offline_rewrite``. Returns the trace's ``rewrite`` entry: standalone text, method, names carried."""
     if history:
         llm = generator.rewrite(question, history)
         if llm:
-            standalone, method = llm, "llm"
-        else:
-            standalone, carried = offline_rewrite(question, history)
-            method = "offline" if carried else "none"
-    retrieval = pipeline.retrieve(standalone, campaign, k, named_sessions(standalone, filters or Filters()), mode)
-    hits = retrieval.hits
+            return {"standalone": llm, "method": "llm", "carried": []}
+        standalone, carried = offline_rewrite(question, history)
+        if carried:
+            return {"standalone": standalone, "method": "offline", "carried": carried}
+    return {"standalone": question, "method": "none", "carried": []}
+
+
+def respond(
+    question: str,
+    rewrite: dict[str, Any],
+    retrieval: Retrieval,
+    generator: Generator,
+    history: History,
+    config: AnswerConfig,
+    started: float,
+) -> AnswerStream:
+    """Refuse without generating when nothing was found or support is below the floor; else generate lazily
+    (streamed) and check every citation once the text is complete. ``started``: when the question came in."""
+    standalone, hits = rewrite["standalone"], retrieval.hits
     t_retrieved = time.perf_counter()
     support = generator.support(standalone, hits) if hits else None
     trace: dict[str, Any] = {
         "question": question,
-        "rewrite": {"standalone": standalone, "method": method, "carried": carried},
+        "rewrite": rewrite,
         "mode": retrieval.mode,
         "variants": dict(retrieval.variants),
         "queries": list(retrieval.queries),
-        "filters": {k_: v for k_, v in vars(retrieval.filters).items() if v not in (None, (), "")},
+        "notices": list(retrieval.notices),
+        "filters": {k: v for k, v in vars(retrieval.filters).items() if v not in (None, (), "")},
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,
         "support": support,
         "support_note": generator.support_note if support is not None else None,
-        "refusal_floor": cfg.refusal_floor if support is not None else None,
+        "refusal_floor": config.refusal_floor if support is not None else None,
         "timings": {
             **{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
-            "rewrite_and_retrieve": t_retrieved - t0,
+            "rewrite_and_retrieve": t_retrieved - started,
         },
     }
     refusal = None
     if not hits:
         refusal = REFUSAL_EMPTY
-    elif support is not None and support < cfg.refusal_floor:
+    elif support is not None and support < config.refusal_floor:
         refusal = f"{NOT_IN_NOTES}: {generator.support_note}." if generator.support_note else REFUSAL_WEAK
     if refusal:
         trace["prompt"] = None
@@ -212,47 +218,19 @@ def ask(
         )
 
         def refused(text: str, first: float | None) -> Answer:
-            trace["timings"]["total"] = time.perf_counter() - t0
+            trace["timings"]["total"] = time.perf_counter() - started
             return Answer(question, text, [], hits, refused=True, confidence="low", trace=trace)
 
-        return AnswerStream(iter([refusal]), refused)
+        return AnswerStream(iter([refusal]), refused, retrieval.notices)
 
     trace["prompt"] = build_messages(standalone, hits, history)
 
     def finish(text: str, first: float | None) -> Answer:
         checked, citations = check_citations(text, hits)
         trace["timings"]["first_token"] = first
-        trace["timings"]["total"] = time.perf_counter() - t0
+        trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
-        level = "low" if refused else confidence(support, cfg.refusal_floor, hits, citations)
+        level = "low" if refused else confidence(support, config.refusal_floor, hits, citations)
         return Answer(question, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
-    return AnswerStream(generator.generate(standalone, hits, history), finish)
-
-
-def answer(pipeline, question: str, *args, **kwargs) -> Answer:
-    """``ask`` without streaming: the finished, checked Answer."""
-    return ask(pipeline, question, *args, **kwargs).answer
-
-
-def record_answer(config, result: Answer):
-    """Write a tracked run for an answer (``run`` and chat turns); the config snapshot masks keys."""
-    from rag.tracking import record_run
-
-    return record_run(
-        config,
-        result.question,
-        {
-            "rewrite.json": result.trace.get("rewrite"),
-            "hits.json": result.trace.get("hits", []),
-            "prompt.json": result.trace.get("prompt"),
-            "answer.json": {
-                "text": result.text,
-                "refused": result.refused,
-                "confidence": result.confidence,
-                "support": result.trace.get("support"),
-            },
-            "citations.json": [{"label": c.label, "chunk_id": c.chunk_id} for c in result.citations],
-            "timings.json": result.trace.get("timings", {}),
-        },
-    )
+    return AnswerStream(generator.generate(standalone, hits, history), finish, retrieval.notices)

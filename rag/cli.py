@@ -1,18 +1,21 @@
-"""``python -m rag <command>``: one command per stage, each usable on any folder without editing files.
+"""``python -m rag <command>``: the argument parser, and flags → config. The commands are in ``rag.commands``.
 
-User errors (``rag.errors``) print one line and exit 1; anything else is a bug and keeps its traceback.
+Every flag that is a setting (``-k``, ``--mode``, ``--rerank``, ``--expand``, ``--set``) becomes a config
+override, so a command reaches the pipeline with one config and nothing else. User errors (``rag.errors``)
+print one line and exit 1; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+import yaml
+
+from rag import commands
 from rag.config import Config, load_config
 from rag.errors import ChroniclerError
-from rag.models import Filters
 
 
 def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
@@ -32,8 +35,8 @@ def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
 
 def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("question")
-    p.add_argument("-k", type=int, help="how many passages")
-    p.add_argument("--mode", choices=["dense", "keyword", "hybrid"])
+    p.add_argument("-k", dest="top_k", type=int, help="how many passages (retrieval.k)")
+    p.add_argument("--mode", choices=["dense", "keyword", "hybrid"], help="retrieval.mode")
     p.add_argument("--session-max", type=float, help="as of session N: nothing from later sessions")
     p.add_argument("--session-min", type=float)
     p.add_argument("--source", action="append", default=[], help="only this file (repeatable)")
@@ -111,8 +114,6 @@ def config_from_args(args: argparse.Namespace) -> Config:
         key, sep, value = item.partition("=")
         if not sep:
             raise ChroniclerError(f"--set needs KEY=VALUE, got '{item}'.")
-        import yaml
-
         overrides[key.strip()] = yaml.safe_load(value) if value else ""
     if args.campaign:
         overrides["campaign"] = args.campaign
@@ -120,6 +121,10 @@ def config_from_args(args: argparse.Namespace) -> Config:
         overrides["data_dir"] = str(Path(args.data).resolve())
     if getattr(args, "notes", None):
         overrides["notes_dir"] = str(Path(args.notes).resolve())
+    if getattr(args, "top_k", None):
+        overrides["retrieval.k"] = args.top_k
+    if getattr(args, "mode", None):
+        overrides["retrieval.mode"] = args.mode
     if getattr(args, "expand", None):
         overrides["retrieval.query_expansion"] = True
         overrides["retrieval.expansion_variants"] = args.expand
@@ -133,8 +138,6 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         config = config_from_args(args)
-        from rag import commands
-
         return getattr(commands, f"cmd_{args.command}")(config, args)
     except ChroniclerError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
@@ -142,21 +145,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to finish (nothing is lost)", file=sys.stderr)
         return 130
-
-
-def filters_from_args(args: argparse.Namespace) -> Filters:
-    try:
-        return Filters(
-            session_min=args.session_min,
-            session_max=args.session_max,
-            sources=tuple(args.source),
-            entities=tuple(args.entity),
-            senders=tuple(args.sender),
-            subject=args.subject,
-        )
-    except ValueError as err:
-        raise ChroniclerError(str(err)) from None
-
-
-def print_json(data) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))

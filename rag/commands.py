@@ -1,18 +1,29 @@
-"""The CLI's commands. Each takes the merged Config and the parsed flags and returns an exit code."""
+"""The CLI's commands. Each takes the merged Config and the parsed flags and returns an exit code.
+
+``rag.cli`` parses and turns every setting flag into the config; the commands here only read the flags that
+are not settings (the question, filters, output format) and call the ``Pipeline``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from rag.cli import filters_from_args, print_json
 from rag.config import Config
 from rag.errors import ChroniclerError, NotesError
+from rag.ingest.indexing import prepare_chunks
+from rag.measure import bench
+from rag.measure.answer_eval import format_answers, run_answer_eval
+from rag.measure.evaluation import format_table, run_eval
+from rag.measure.report import render_eval_doc
+from rag.models import Filters
 from rag.pipeline import Pipeline
+from rag.tracking import record_answer, record_run
 
 
 def progress_bar(label: str):
@@ -41,8 +52,6 @@ def progress_bar(label: str):
 
 
 def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
-    from rag.ingest.indexing import prepare_chunks
-
     notes_dir = config.resolve(config.notes_dir)
     chunks, skipped, notes = prepare_chunks(config, notes_dir, config.campaign)
     if args.json:
@@ -96,12 +105,10 @@ def _hits_table(hits) -> str:
 def cmd_search(config: Config, args: argparse.Namespace) -> int:
     pipeline = Pipeline(config)
     try:
-        result = pipeline.retrieve(args.question, k=args.k, filters=filters_from_args(args), mode=args.mode)
+        result = pipeline.search(args.question, filters=filters_from_args(args))
     finally:
         pipeline.close()
     if args.track or config.tracking.enabled:
-        from rag.tracking import record_run
-
         folder = record_run(
             config,
             args.question,
@@ -129,12 +136,9 @@ def cmd_search(config: Config, args: argparse.Namespace) -> int:
 
 def cmd_run(config: Config, args: argparse.Namespace) -> int:
     """Answer with citations and record the run (question, rewrite, hits, prompt, answer, citations)."""
-    from rag.answering import answer as answer_question
-    from rag.answering import record_answer
-
     pipeline = Pipeline(config)
     try:
-        result = answer_question(pipeline, args.question, k=args.k, filters=filters_from_args(args), mode=args.mode)
+        result = pipeline.answer(args.question, filters=filters_from_args(args))
     finally:
         pipeline.close()
     folder = record_answer(config, result)
@@ -175,8 +179,6 @@ def cmd_campaigns(config: Config, args: argparse.Namespace) -> int:
 
 
 def cmd_eval(config: Config, args: argparse.Namespace) -> int:
-    from rag.measure.evaluation import format_table, run_eval
-
     try:
         ks = [int(k) for k in args.k.split(",") if k.strip()]
     except ValueError:
@@ -194,8 +196,6 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
             log=lambda s: print(s, file=sys.stderr),
         )
         if getattr(args, "answers", False):
-            from rag.measure.answer_eval import run_answer_eval
-
             answers = run_answer_eval(
                 pipeline,
                 config.resolve(config.notes_dir),
@@ -208,11 +208,9 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     finally:
         pipeline.close()
     result["label"] = args.label or config.retrieval.mode
-    result["command"] = "python -m rag " + " ".join(_quote(a) for a in args.argv)
+    result["command"] = "python -m rag " + " ".join(shlex.quote(a) for a in args.argv)
     print(format_table(result))
     if "answers" in result:
-        from rag.measure.answer_eval import format_answers
-
         print(format_answers(result["answers"]))
     if args.json_out:
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
@@ -221,20 +219,28 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _quote(arg: str) -> str:
-    import shlex
-
-    return shlex.quote(arg)
-
-
 def cmd_report(config: Config, args: argparse.Namespace) -> int:
-    from rag.measure.report import render_eval_doc
-
     print(render_eval_doc([Path(f) for f in args.files], args.section))
     return 0
 
 
 def cmd_bench(config: Config, args: argparse.Namespace) -> int:
-    from rag.measure import bench
-
     return bench.run(config, args)
+
+
+def filters_from_args(args: argparse.Namespace) -> Filters:
+    try:
+        return Filters(
+            session_min=args.session_min,
+            session_max=args.session_max,
+            sources=tuple(args.source),
+            entities=tuple(args.entity),
+            senders=tuple(args.sender),
+            subject=args.subject,
+        )
+    except ValueError as err:
+        raise ChroniclerError(str(err)) from None
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rag import registry
 from rag.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +35,6 @@ class Section(BaseModel):
 def known_backend(kind: str, name: str) -> str:
     """A backend name the registry can build (``rag/<kind>/<name>.py`` or a registered one), so a typo in
     ``reranker.backend`` fails when the config loads, naming the key, rather than at the first search."""
-    from rag import registry  # at validation time only: the registry lists files, it imports no backend
-
     known = registry.available(kind)
     if name not in known and name.replace("-", "_") not in known:
         raise ValueError(f"'{name}' is not one of {', '.join(n.replace('_', '-') for n in known)}")

@@ -1,46 +1,91 @@
-"""The library's front door: what the CLI and the pages call.
+"""The library's one front door: pages, CLI commands, measurements and tests all call a ``Pipeline``.
 
-Heavy parts (the embedding model, the store client) are created on first use and can be handed in,
-so the app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipeline`` per rerun.
+``index`` a notes folder, ``search`` for passages, ``ask`` for a streamed, cited answer (``answer`` for the
+finished one), and list, read or drop ``campaigns``. Every setting comes from the ``Config`` the caller
+built; ``with_settings`` makes a pipeline with other settings on the same heavy parts, so nothing is passed
+twice (as an argument and in the config).
+
+Heavy parts (the embedding model, the store client) are created on first use and can be handed in, so the
+app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipeline`` per rerun around them.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from rag.config import Config
+from rag.answering import AnswerStream, named_sessions, respond, standalone_question
+from rag.config import Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
+from rag.errors import CampaignNotFoundError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
-from rag.search.aliases import AliasTable
+from rag.generators import Generator, History, get_generator
 from rag.ingest.indexing import IndexReport, sync_campaign
-from rag.models import Chunk, Filters
+from rag.models import Answer, Chunk, Filters
 from rag.rerankers import Reranker, get_reranker
+from rag.search.aliases import AliasTable
 from rag.search.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
 
+T = TypeVar("T")
+
 
 class Pipeline:
+    """``lenient``: an optional stage (reranker, question expansion) whose model is missing is skipped with
+    a notice in ``Retrieval.notices`` instead of failing the search (the app); strict by default (CLI)."""
+
     def __init__(
         self,
         config: Config,
+        *,
         embedder: Embedder | None = None,
         store: Store | None = None,
         reranker: Reranker | None = None,
+        generator: Generator | None = None,
+        embedder_loader: Callable[[], Embedder] | None = None,
+        lenient: bool = False,
     ):
         self.config = config
         self._embedder = embedder
+        self._embedder_loader = embedder_loader
         self._store = store
         self._reranker = reranker
+        self._generator = generator
         self._expander: QueryExpander | None = None
         self._owns_store = store is None
+        self.lenient = lenient
+
+    def with_settings(self, changes: dict[str, Any] | None = None, **parts: Any) -> Pipeline:
+        """A pipeline with these dotted settings changed (``{"retrieval.k": 20}``), validated like any config,
+        on this one's embedder and store; ``parts`` replace a stage (``generator=…``)."""
+        config = validate(deep_merge(self.config.model_dump(), dotted(changes or {}))) if changes else self.config
+        shared = {"embedder": self._embedder, "embedder_loader": self._embedder_loader, "store": self.store}
+        if config.reranker == self.config.reranker and config.answer == self.config.answer:
+            shared["reranker"] = self._reranker  # a loaded reranking model is reused, not loaded again
+        if config.answer == self.config.answer and config.retrieval.mode == self.config.retrieval.mode:
+            shared["generator"] = self._generator
+        return Pipeline(config, **{**shared, **parts}, lenient=self.lenient)
+
+    # -- stages, built on first use ------------------------------------------------------------------
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = get_embedder(self.config.embedding)
+            self._embedder = self._embedder_loader() if self._embedder_loader else get_embedder(self.config.embedding)
         return self._embedder
+
+    def embedder_for(self, mode: str) -> Embedder | None:
+        """Keyword-only work never waits ~10 s for the model; it uses it only if it is already loaded."""
+        return self._embedder if mode == "keyword" else self.embedder
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = get_store(self.config)
+        return self._store
 
     @property
     def reranker(self) -> Reranker | None:
@@ -61,14 +106,23 @@ class Pipeline:
         return self._expander
 
     @property
-    def store(self) -> Store:
-        if self._store is None:
-            self._store = get_store(self.config)
-        return self._store
+    def generator(self) -> Generator:
+        if self._generator is None:
+            mode = self.config.retrieval.mode
+            self._generator = get_generator(self.config.answer, embedder=self.embedder_for(mode))
+        return self._generator
 
-    def embedder_for(self, mode: str) -> Embedder | None:
-        """Keyword-only work never waits ~10 s for the model; it uses it only if it is already loaded."""
-        return self._embedder if mode == "keyword" else self.embedder
+    def _optional(self, stage: str, build: Callable[[], T | None], notices: list[str]) -> T | None:
+        """An optional stage, or (when lenient and its model is missing) None and a notice naming the fix."""
+        try:
+            return build()
+        except ModelUnavailableError as err:
+            if not self.lenient:
+                raise
+            notices.append(f"{stage} is off for this search: {err.one_line()}")
+            return None
+
+    # -- the work ----------------------------------------------------------------------------------
 
     def index(
         self,
@@ -80,6 +134,48 @@ class Pipeline:
         report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
         self.aliases(campaign, rebuild=bool(report.embedded or report.deleted))  # unchanged: reuse the saved table
         return report
+
+    def search(self, question: str, campaign: str | None = None, filters: Filters | None = None) -> Retrieval:
+        """The passages for a question, with every stage's score; mode, k and stages from the config."""
+        self.require_campaign(campaign)
+        notices: list[str] = []
+        reranker = self._optional("Reranking", lambda: self.reranker, notices)
+        expander = self._optional("Question expansion", lambda: self.expander, notices)
+        aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
+        embedder = self.embedder_for(self.config.retrieval.mode)
+        retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
+        result = retriever.retrieve(question, filters)
+        result.notices = notices
+        return result
+
+    def ask(
+        self,
+        question: str,
+        campaign: str | None = None,
+        filters: Filters | None = None,
+        history: History | None = None,
+    ) -> AnswerStream:
+        """Rewrite a follow-up, search (errors raise here, before anything streams), then answer lazily while
+        the stream is read; ``stream.answer`` is the checked ``Answer``."""
+        started = time.perf_counter()
+        turns = self.config.answer.history_turns
+        history = list(history or [])[-turns:] if turns else []
+        rewrite = standalone_question(question, history, self.generator)
+        standalone = rewrite["standalone"]
+        retrieval = self.search(standalone, campaign, named_sessions(standalone, filters or Filters()))
+        return respond(question, rewrite, retrieval, self.generator, history, self.config.answer, started)
+
+    def answer(
+        self,
+        question: str,
+        campaign: str | None = None,
+        filters: Filters | None = None,
+        history: History | None = None,
+    ) -> Answer:
+        """``ask`` without streaming: the finished, checked Answer."""
+        return self.ask(question, campaign, filters, history).answer
+
+    # -- campaigns --------------------------------------------------------------------------------
 
     def aliases(self, campaign: str | None = None, rebuild: bool = False) -> AliasTable:
         """The campaign's alias table, built at index time and kept beside the store as JSON."""
@@ -98,21 +194,6 @@ class Pipeline:
         path.write_text(json.dumps({"count": count, "names": table.names}, ensure_ascii=False), encoding="utf-8")
         return table
 
-    def retrieve(
-        self,
-        question: str,
-        campaign: str | None = None,
-        k: int | None = None,
-        filters: Filters | None = None,
-        mode: str | None = None,
-    ) -> Retrieval:
-        mode = mode or self.config.retrieval.mode
-        embedder = self.embedder_for(mode)
-        self.require_campaign(campaign)
-        aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
-        retriever = Retriever(self.config, embedder, self.store, campaign, aliases, self.reranker, self.expander)
-        return retriever.retrieve(question, k, filters, mode)
-
     def campaigns(self) -> dict[str, int]:
         """Indexed campaigns → chunk count (collection names without the prefix)."""
         prefix = self.config.store.collection_prefix
@@ -129,8 +210,6 @@ class Pipeline:
         self.store.drop(self.config.collection(campaign))
 
     def require_campaign(self, campaign: str | None = None) -> None:
-        from rag.errors import CampaignNotFoundError
-
         name = self.config.collection(campaign)
         if name not in self.store.collections():
             raise CampaignNotFoundError(f"Campaign '{campaign or self.config.campaign}' has no notes indexed yet.")

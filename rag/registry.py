@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
 
+_HERE = Path(__file__).resolve().parent
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
 
 
@@ -36,9 +38,15 @@ def create(kind: str, name: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def available(kind: str) -> list[str]:
-    package = importlib.import_module(f"rag.{kind}")
-    from pathlib import Path
+    """Backend names of a kind: the files of ``rag/<kind>/`` and the registered ones.
 
-    names = {p.stem for p in Path(package.__file__).parent.glob("*.py") if not p.stem.startswith("_")}
+    Read from the folder, never by importing the package, so validating a config (which checks every
+    backend name against this list) loads no backend code and no numpy."""
+    names = {p.stem for p in (_HERE / kind).glob("*.py") if not p.stem.startswith("_")}
     names |= {n for (k, n) in _REGISTERED if k == kind}
     return sorted(names - {"base"})
+
+
+def unregister(kind: str, name: str) -> None:
+    """Undo ``register`` (tests register fakes in fixtures and remove them afterwards)."""
+    _REGISTERED.pop((kind, name), None)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.config import Config, slug
+from rag.models import Answer
 
 
 def record_run(config: Config, question: str, payload: dict[str, Any]) -> Path:
@@ -25,3 +26,24 @@ def record_run(config: Config, question: str, payload: dict[str, Any]) -> Path:
     for name, data in files.items():
         (folder / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
     return folder
+
+
+def record_answer(config: Config, result: Answer) -> Path:
+    """A tracked run for an answer (``run`` and chat turns): rewrite, hits, prompt, answer, citations, timings."""
+    return record_run(
+        config,
+        result.question,
+        {
+            "rewrite.json": result.trace.get("rewrite"),
+            "hits.json": result.trace.get("hits", []),
+            "prompt.json": result.trace.get("prompt"),
+            "answer.json": {
+                "text": result.text,
+                "refused": result.refused,
+                "confidence": result.confidence,
+                "support": result.trace.get("support"),
+            },
+            "citations.json": [{"label": c.label, "chunk_id": c.chunk_id} for c in result.citations],
+            "timings.json": result.trace.get("timings", {}),
+        },
+    )

@@ -120,7 +120,7 @@ def mine(args) -> Path:
                 report = pipeline.index(folder, campaign)
                 story_chunks = pipeline.chunks(campaign)
                 for q in qs:
-                    hits = pipeline.retrieve(q.question, campaign, k=args.depth).hits
+                    hits = pipeline.with_settings({"retrieval.k": args.depth}).search(q.question, campaign).hits
                     cands = [{"text": h.chunk.text, "pos": supports(h.chunk, q), "rank": h.rank} for h in hits]
                     seen = {h.chunk.id for h in hits}
                     missed = [c.text for c in story_chunks if c.id not in seen and supports(c, q)]

@@ -8,17 +8,15 @@ import json
 
 import pytest
 
-from rag import registry
-from rag.measure.answer_eval import run_answer_eval
-from rag.answering import answer, ask, check_citations, offline_rewrite, record_answer
+from rag.answering import check_citations, offline_rewrite
 from rag.cli import main
 from rag.config import load_config
+from rag.measure.answer_eval import run_answer_eval
 from rag.models import Chunk, Hit
 from rag.pipeline import Pipeline
+from rag.tracking import record_answer
 from tests.fakes import FakeEmbedder, FakeGenerator
-from tests.test_app import write_vault
-
-registry.register("generators", "fake", FakeGenerator)
+from tests.helpers import write_vault
 
 
 @pytest.fixture
@@ -35,7 +33,7 @@ def with_fake(**kw) -> FakeGenerator:
 
 
 def test_answer_cites_a_passage_from_the_context(pipeline):
-    result = answer(pipeline, "Which bear did Vex tame?", "demo")
+    result = pipeline.answer("Which bear did Vex tame?", "demo")
     assert not result.refused
     assert result.citations and all(c.chunk_id for c in result.citations)
     assert result.citations[0].chunk_id in {h.chunk.id for h in result.hits}
@@ -47,33 +45,37 @@ def test_answer_cites_a_passage_from_the_context(pipeline):
 def test_nothing_above_the_threshold_refuses_without_generating(pipeline):
     pipeline.config.retrieval.score_threshold = 0.99
     gen = with_fake()
-    result = answer(pipeline, "Which bear did Vex tame?", "demo", generator=gen)
+    result = pipeline.with_settings(generator=gen).answer("Which bear did Vex tame?", "demo")
     assert result.refused and result.text.startswith("The notes don't say")
     assert gen.calls == [] and result.citations == [] and result.trace["prompt"] is None
 
 
 def test_low_support_refuses_without_generating(pipeline):
     gen = with_fake(support=0.1)
-    result = answer(pipeline, "What colour is the cook's hat?", "demo", generator=gen)
+    result = pipeline.with_settings(generator=gen).answer("What colour is the cook's hat?", "demo")
     assert result.refused and gen.calls == []
     assert result.trace["refusal_rule"] == "support below the floor"
 
 
 def test_unresolvable_citation_is_flagged_not_dropped(pipeline):
     gen = with_fake(reply="Grog smashes the patrol. [Session 9 · Part 4]")
-    result = answer(pipeline, "What did Grog smash?", "demo", generator=gen)
+    result = pipeline.with_settings(generator=gen).answer("What did Grog smash?", "demo")
     assert result.citations[-1].chunk_id is None and result.citations[-1].label == "Session 9 · Part 4"
     assert "[Session 9 · Part 4]" in result.text and "Unchecked citation" in result.text
     assert result.confidence == "low"
 
 
 def test_llm_refusal_is_a_refusal(pipeline):
-    result = answer(pipeline, "What is the cook's name?", "demo", generator=with_fake(reply="The notes don't say."))
+    result = pipeline.with_settings(generator=with_fake(reply="The notes don't say.")).answer(
+        "What is the cook's name?", "demo"
+    )
     assert result.refused and result.citations == []
 
 
 def test_stream_pieces_are_the_answer_text(pipeline):
-    stream = ask(pipeline, "Who tames a bear?", "demo", generator=with_fake(reply="A bear. [Session 9 · Part 1]"))
+    stream = pipeline.with_settings(generator=with_fake(reply="A bear. [Session 9 · Part 1]")).ask(
+        "Who tames a bear?", "demo"
+    )
     pieces = list(stream)
     assert len(pieces) >= 2 and "".join(pieces) == stream.answer.text
     assert stream.answer.trace["timings"]["first_token"] is not None
@@ -101,7 +103,7 @@ def test_offline_rewrite_carries_names_and_session():
 
 
 def test_follow_up_rewrite_is_in_the_trace(pipeline):
-    result = answer(pipeline, "And what did he offer?", "demo", history=[("Who is Nostoc?", "A dwarf.")])
+    result = pipeline.answer("And what did he offer?", "demo", history=[("Who is Nostoc?", "A dwarf.")])
     assert result.trace["rewrite"] == {
         "standalone": "And what did he offer? (Nostoc)",
         "method": "offline",
@@ -112,7 +114,7 @@ def test_follow_up_rewrite_is_in_the_trace(pipeline):
 
 def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path):
     pipeline.config.answer.api_key = "sk-super-secret"
-    result = answer(pipeline, "Which bear did Vex tame?", "demo")
+    result = pipeline.answer("Which bear did Vex tame?", "demo")
     folder = record_answer(pipeline.config, result)
     files = {p.name: p.read_text() for p in folder.iterdir()}
     assert {"answer.json", "citations.json", "prompt.json", "hits.json", "rewrite.json", "config.json"} <= set(files)
@@ -166,18 +168,18 @@ def test_real_embedder_refuses_the_unanswerable_and_answers_the_rest(tmp_path, r
     config = load_config(overrides={"store.backend": "qdrant", "store.path": ":memory:"})
     p = Pipeline(config, embedder=real_embedder)
     p.index(write_vault(tmp_path / "vault"), "demo")
-    good = answer(p, "What is the name of the bear Vex tamed?", "demo")
-    bad = answer(p, "What did the elven queen sing at the carnival?", "demo")
+    good = p.answer("What is the name of the bear Vex tamed?", "demo")
+    bad = p.answer("What did the elven queen sing at the carnival?", "demo")
     p.close()
     assert not good.refused and "Trinket" in good.text and good.citations[0].chunk_id
     assert bad.refused, bad.trace["support"]
 
 
 def test_a_named_session_filters_and_a_follow_up_keeps_it(pipeline):
-    first = answer(pipeline, "What happened in session 2?", "demo")
+    first = pipeline.answer("What happened in session 2?", "demo")
     assert first.trace["filters"] == {"session_min": 2.0, "session_max": 2.0}
     assert first.hits and {h.chunk.session for h in first.hits} == {2}
-    follow = answer(pipeline, "And what did they smash there?", "demo", history=[("What happened in session 2?", "…")])
+    follow = pipeline.answer("And what did they smash there?", "demo", history=[("What happened in session 2?", "…")])
     assert follow.trace["rewrite"]["carried"] == ["session 2"]
     assert {h.chunk.session for h in follow.hits} == {2}
 
@@ -185,6 +187,6 @@ def test_a_named_session_filters_and_a_follow_up_keeps_it(pipeline):
 def test_a_named_session_never_lifts_the_spoiler_cap(pipeline):
     from rag.models import Filters
 
-    result = answer(pipeline, "What happened in session 3?", "demo", filters=Filters(session_max=2))
+    result = pipeline.answer("What happened in session 3?", "demo", filters=Filters(session_max=2))
     assert result.trace["filters"] == {"session_max": 2}
     assert all(h.chunk.session <= 2 for h in result.hits if h.chunk.session is not None)

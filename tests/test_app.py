@@ -13,93 +13,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import streamlit as st
 import yaml
-from streamlit.testing.v1 import AppTest
 
 from app import state as app_state
-from rag.config import load_config
 from app.charts import STAGE_LABELS
+from rag.config import load_config
+from rag.ingest.uploads import remember_source
+from tests.helpers import VAULT, indexed, plotly, start, texts, write_vault
 
-APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
-TIMEOUT = 60
-
-VAULT = {
-    "Session 1.md": "# Session Start\n## The Sunken Tavern\n"
-    "- The party meets [[Grog]] at the Sunken Tavern in [[Kraghammer]].\n"
-    "- A dwarf named [[Nostoc]] offers gold to find missing miners.\n",
-    "Session 2.md": "# Session Start\n## Into the Mines\n"
-    "- The party descends into the mines below Kraghammer.\n"
-    "- [[Grog]] smashes a duergar patrol with his greataxe.\n",
-    "Session 3.md": "# Session Start\n## The Underdark\n"
-    "- Deep in the Underdark the party finds a mind flayer colony.\n"
-    "- [[Vex'ahlia|Vex]] tames a bear named [[Trinket]].\n",
-    "People/Grog.md": "# Grog\n- Goliath barbarian, strongest of the party.\n",
-}
-
-
-@pytest.fixture(autouse=True)
-def app_env(tmp_path, monkeypatch):
-    """Own data dir and local.yaml per test; no first-start demo indexing; caches emptied."""
-    monkeypatch.setenv("CHRONICLER_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("CHRONICLER_LOCAL_CONFIG", str(tmp_path / "local.yaml"))
-    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(tmp_path / "no-demo-notes"))
-    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")  # tests/conftest.py registers it
-    _navigation_mode_as_on_a_running_server(monkeypatch)
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    yield tmp_path
-    st.cache_resource.clear()
-    st.cache_data.clear()
-
-
-def _navigation_mode_as_on_a_running_server(monkeypatch) -> None:
-    """AppTest re-detects the old ``pages/``-folder mode before every run, so each ``switch_page`` run would
-    execute the page without the router and app_state.require_router's rerun would drop button clicks.
-    A server does the detection once, and st.navigation turns it off for good: do the same here."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-def write_vault(root: Path) -> Path:
-    for name, text in VAULT.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-def start(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    assert not at.exception, at.exception
-    if page:
-        at.switch_page(page)
-        at.run()
-        assert not at.exception, at.exception
-    return at
-
-
-def indexed(tmp_path: Path, campaign: str = "demo") -> None:
-    """Index the small vault the way the pages do (through the app's cached store)."""
-    config = load_config()
-    app_state.pipeline(config).index(write_vault(tmp_path / "vault"), campaign)
-    app_state.changed()
-
-
-def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
-
-
-def plotly(at: AppTest, index: int) -> dict:
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
+pytestmark = pytest.mark.usefixtures("app_env")
 
 
 # -- home -------------------------------------------------------------------------------------------------
@@ -242,7 +164,11 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
     assert not at.exception and not at.error, texts(at.error)
 
     config = load_config()
-    expected = app_state.pipeline(config).retrieve("Grog greataxe duergar", "demo", config.retrieval.k, mode="dense")
+    expected = (
+        app_state.pipeline(config)
+        .with_settings({"retrieval.mode": "dense", "retrieval.k": config.retrieval.k})
+        .search("Grog greataxe duergar", "demo")
+    )
     table = at.dataframe[0].value
     for column in ("rank", "session", "name", "dense", "keyword", "fused", "rerank", "score", "status"):
         assert column in table.columns
@@ -364,10 +290,7 @@ def test_settings_api_key_is_saved_but_never_shown(tmp_path):
 
 def test_settings_chunking_change_offers_reindex(tmp_path):
     indexed(tmp_path)
-    app_state_sources = tmp_path / "vault"
-    from rag.ingest.uploads import remember_source
-
-    remember_source(load_config(), "demo", app_state_sources)
+    remember_source(load_config(), "demo", tmp_path / "vault")
     at = start("pages/settings.py")
     at.number_input(key="s_max_chars").set_value(400)
     at.button(key="s_save_chunking").click()

@@ -15,13 +15,17 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
+from app import campaign_eval
 from app import state as app_state
-from app import campaign_eval as ui_eval
 from rag.config import load_config
 from rag.errors import ConfigError
 from rag.ingest.uploads import remember_source
+from rag.measure.evaluation import evaluate
+from rag.measure.questions import parse_questions
+from tests.helpers import indexed, plotly, start, texts
 from tests.llm_server import KEY
-from tests.test_app import app_env, indexed, plotly, start, texts  # noqa: F401 - app_env is autouse
+
+pytestmark = pytest.mark.usefixtures("app_env")
 
 SECRET = "sk-very-secret-123"
 
@@ -272,7 +276,7 @@ def campaign_with_questions(tmp_path: Path, lines: list[str]) -> Path:
     indexed(tmp_path)
     vault = tmp_path / "vault"
     remember_source(load_config(), "demo", vault)
-    (vault / ui_eval.QUESTION_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (vault / campaign_eval.QUESTION_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return vault
 
 
@@ -284,8 +288,8 @@ def test_campaign_evaluation_chart_matches_the_computed_hits(tmp_path):
     at.run()
     assert not at.exception and not at.error, texts(at.error)
 
-    questions = ui_eval.parse_questions((tmp_path / "vault" / ui_eval.QUESTION_FILE).read_text())
-    expected = ui_eval.evaluate(app_state.pipeline(load_config()), "demo", questions)
+    questions = parse_questions((tmp_path / "vault" / campaign_eval.QUESTION_FILE).read_text())
+    expected = evaluate(app_state.pipeline(load_config()), "demo", questions)
     overall = expected["overall"]
     assert overall["hit@10"] == pytest.approx(2 / 3, abs=1e-3)  # q3's evidence is nowhere in the notes
 
@@ -333,30 +337,6 @@ def test_home_without_a_question_file_says_where_to_put_one(tmp_path):
     assert not any(b.key == "eval_run" for b in at.button)
 
 
-@pytest.mark.parametrize(
-    ("line", "says"),
-    [
-        ('["a list"]', "one JSON object"),
-        ('{"question": "Who?"}', "no 'id'"),
-        ('{"id": 1, "question": ""}', "no 'question'"),
-        ('{"id": 1, "question": "Who?", "evidence": [3]}', "'evidence' must be a list"),
-        ('{"id": 1, "question": "Who?", "sessions": [true]}', "'sessions' must be a list"),
-    ],
-)
-def test_parse_questions_names_the_problem(line, says):
-    with pytest.raises(ui_eval.QuestionFileError, match=f"q.jsonl, line 2: .*{says}"):
-        ui_eval.parse_questions('{"id": 0, "question": "ok?"}\n' + line, "q.jsonl")
-
-
-def test_parse_questions_duplicates_and_empty():
-    with pytest.raises(ui_eval.QuestionFileError, match="line 3: the id 'a' is already used on line 1"):
-        ui_eval.parse_questions('{"id": "a", "question": "x"}\n\n{"id": "a", "question": "y"}')
-    with pytest.raises(ui_eval.QuestionFileError, match="holds no questions"):
-        ui_eval.parse_questions("\n\n")
-    with pytest.raises(ui_eval.QuestionFileError, match="not a text file"):
-        ui_eval.parse_questions(b"\xff\xfe\x00bad")
-
-
 def test_frames_from_a_result():
     result = {
         "n": 2,
@@ -373,13 +353,13 @@ def test_frames_from_a_result():
              "first_support": None, "first_session": 2, "depth": 20, "session_hit@5": 1.0},
         ],
     }  # fmt: skip
-    frame = ui_eval.hit_at_k_frame(result)
+    frame = campaign_eval.hit_at_k_frame(result)
     assert list(frame["set"]) == ["all questions", "all questions", "fact", "fact"]  # no hit@k without evidence
     assert list(frame["questions"]) == [2, 2, 2, 2]
-    missed = ui_eval.missed_frame(result)
+    missed = campaign_eval.missed_frame(result)
     assert list(missed["id"]) == ["b"]
     assert missed.iloc[0]["sessions"] == "4.5" and missed.iloc[0]["answer passage at"] == "not in the top 20"
-    assert ui_eval.format_metric("mrr@10", 0.25) == "0.25" and ui_eval.format_metric("hit@5", 0.5) == "50%"
-    assert ui_eval.format_metric("hit@1", None) == "–"
-    fig = ui_eval.hit_at_k_figure(result)
+    assert campaign_eval.format_metric("mrr@10", 0.25) == "0.25" and campaign_eval.format_metric("hit@5", 0.5) == "50%"
+    assert campaign_eval.format_metric("hit@1", None) == "–"
+    fig = campaign_eval.hit_at_k_figure(result)
     assert [t.name for t in fig.data] == ["all questions (2)", "fact (2)"]

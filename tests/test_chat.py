@@ -4,7 +4,11 @@ a follow-up is rewritten; "New conversation" clears the history."""
 
 from __future__ import annotations
 
-from tests.test_app import app_env, indexed, plotly, start, texts  # noqa: F401  (app_env: autouse fixture)
+import pytest
+
+from tests.helpers import indexed, plotly, start, texts
+
+pytestmark = pytest.mark.usefixtures("app_env")
 
 CHAT = "pages/chat.py"
 

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from rag.ingest.chunking import chunk_note, chunk_notes
 from rag.config import ChunkingConfig, NotesConfig
-from rag.ingest.notes import load_notes, parse_note
+from rag.ingest.chunking import chunk_note, chunk_notes
+from rag.ingest.notes import load_notes
+from rag.ingest.parse import parse_note
+from tests.helpers import SHARED
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
-CRD3 = Path("/work/shared/data/crd3-notes")
+CRD3 = SHARED / "crd3-notes"
 CFG = ChunkingConfig()
 
 

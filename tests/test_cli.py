@@ -180,9 +180,10 @@ def test_nothing_outside_the_notes_folder_is_touched(vault, capsys, tmp_path):
     secret = tmp_path / "secret.md"
     secret.write_text("- the password is swordfish and it must never be indexed by anyone at all")
     (vault / "link.md").symlink_to(secret)
-    run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    _, indexed, _ = run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    assert "skipped: link.md: link outside the notes folder" in indexed
     code, out, _ = run(capsys, "search", "swordfish password", "--campaign", "mines", "--mode", "keyword", "--json")
-    assert all("swordfish" not in h["text"] for h in json.loads(out)["hits"])
+    assert code == 0 and json.loads(out)["hits"] == []  # the words are nowhere in what was indexed
 
 
 def test_bench_answer_reports_first_token_and_turns_without_touching_the_docs(vault, capsys):

@@ -20,7 +20,11 @@ def test_demo_notes_answer_a_search(tmp_path, real_embedder):
         report = pipeline.index(notes)
         assert report.files == 2 and report.chunks > 20 and report.embedded == report.chunks
         # A paraphrase of one passage must bring that passage back first: vectors and texts line up.
-        hits = pipeline.retrieve("Foreman Herris hands them a map of the mines", mode="dense", k=5).hits
+        hits = (
+            pipeline.with_settings({"retrieval.mode": "dense", "retrieval.k": 5})
+            .search("Foreman Herris hands them a map of the mines")
+            .hits
+        )
         assert "map of the mines" in hits[0].chunk.text and hits[0].chunk.session == 2
         assert hits[0].chunk.name.startswith("C1 Session 2 · Part ") and hits[0].chunk.heading
         assert pipeline.index(notes).embedded == 0

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from rag.errors import ChroniclerError
-from rag.measure.evaluation import Question, aggregate, load_questions, norm, score_question, supports
+from rag.measure.evaluation import aggregate, norm, score_question, supports
+from rag.measure.questions import Question, QuestionFileError, load_questions, parse_questions
 from rag.models import Chunk, Hit
 
 
@@ -87,5 +88,43 @@ def test_load_questions_reads_the_shared_format(tmp_path):
 def test_bad_question_line_names_the_line(tmp_path):
     path = tmp_path / "q.jsonl"
     path.write_text('{"id": "a", "question": "x"}\n{"question": "no id"}\n')
-    with pytest.raises(ChroniclerError, match=r"q.jsonl:2"):
+    with pytest.raises(ChroniclerError, match=r"q.jsonl, line 2: it has no 'id'"):
         load_questions(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('["a list"]', "one JSON object"),
+        ('{"question": "Who?"}', "no 'id'"),
+        ('{"id": 1, "question": ""}', "no 'question'"),
+        ('{"id": 1, "question": "Who?", "evidence": [3]}', "'evidence' must be a list"),
+        ('{"id": 1, "question": "Who?", "sessions": [true]}', "'sessions' must be a list"),
+    ],
+)
+def test_parse_questions_names_the_problem(line, says):
+    with pytest.raises(QuestionFileError, match=f"q.jsonl, line 2: .*{says}"):
+        parse_questions('{"id": 0, "question": "ok?"}\n' + line, "q.jsonl")
+
+
+def test_parse_questions_duplicates_and_empty():
+    with pytest.raises(QuestionFileError, match="line 3: the id 'a' is already used on line 1"):
+        parse_questions('{"id": "a", "question": "x"}\n\n{"id": "a", "question": "y"}')
+    with pytest.raises(QuestionFileError, match="holds no questions"):
+        parse_questions("\n\n")
+    with pytest.raises(QuestionFileError, match="not a text file"):
+        parse_questions(b"\xff\xfe\x00bad")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('{"id": 1, "question": "Who?", "evidence": "gives them a map"}', "'evidence' must be a list"),
+        ('{"id": 1, "question": "Who?", "sessions": 2}', "'sessions' must be a list"),
+        ('{"id": 1, "question": "Who?", "story": 3}', "'story' must be text"),
+    ],
+)
+def test_a_wrong_type_is_refused_never_coerced(line, says):
+    """Evidence as one string used to become single characters, so almost any gold passage 'supported' it."""
+    with pytest.raises(QuestionFileError, match=f"q.jsonl, line 2: .*{says}"):
+        parse_questions('{"id": 0, "question": "ok?"}\n' + line, "q.jsonl")

@@ -1,5 +1,5 @@
-from rag.search.aliases import AliasTable
 from rag.models import Chunk
+from rag.search.aliases import AliasTable
 
 
 def chunk(text, entities, aliases):

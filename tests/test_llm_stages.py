@@ -4,7 +4,6 @@ Without a configured LLM each stage says so, with the fix, instead of silently d
 
 import pytest
 
-from rag import registry
 from rag.cli import main
 from rag.config import load_config
 from rag.errors import ModelUnavailableError
@@ -12,8 +11,8 @@ from rag.expanders import QueryExpander, clean_variants
 from rag.pipeline import Pipeline
 from rag.rerankers.llm import UNRATED, parse_ratings
 from tests.fakes import FakeEmbedder
+from tests.helpers import SMALL_CAMPAIGN, write_notes
 from tests.llm_server import KEY, Handler
-from tests.test_retrieval import NOTES
 
 
 class ScriptedExpander(QueryExpander):
@@ -28,15 +27,13 @@ class ScriptedExpander(QueryExpander):
         return ScriptedExpander.phrasings[:n]
 
 
-registry.register("expanders", "scripted", ScriptedExpander)
+@pytest.fixture(autouse=True)
+def _scripted(register_backend):
+    register_backend("expanders", "scripted", ScriptedExpander)
 
 
 def make_pipeline(tmp_path, engine: str, **overrides) -> Pipeline:
-    notes = tmp_path / "notes"
-    notes.mkdir(exist_ok=True)
-    for name, text in NOTES.items():
-        (notes / name).parent.mkdir(parents=True, exist_ok=True)
-        (notes / name).write_text(text)
+    notes = write_notes(tmp_path / "notes", SMALL_CAMPAIGN)
     config = load_config(overrides={"store.backend": engine, "campaign": "t", "retrieval.candidates": 10, **overrides})
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(notes)
@@ -71,13 +68,13 @@ def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm
     Handler.reply = staticmethod(lambda body: "1. sealed letter for her brother\n- Platinum Sanctuary priests\n")
     p = make_pipeline(tmp_path, engine, **with_llm(llm_server))
     try:
-        plain = p.retrieve("Who received correspondence?", mode="keyword")
+        plain = p.with_settings({"retrieval.mode": "keyword"}).search("Who received correspondence?")
         assert plain.hits == [] and plain.queries == ["Who received correspondence?"]
 
         p.config.retrieval.query_expansion = True
         p.config.retrieval.expansion_variants = 2
         Handler.requests.clear()
-        result = p.retrieve("Who received correspondence?", mode="keyword")
+        result = p.with_settings({"retrieval.mode": "keyword"}).search("Who received correspondence?")
     finally:
         p.close()
     assert result.queries == [
@@ -99,11 +96,11 @@ def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
     p = make_pipeline(tmp_path, engine, **{"retrieval.expander": "scripted"})
     try:
         question, other = "river road camping", "sealed letter Keeper"
-        alone = {h.chunk.id: h.score for h in p.retrieve(other, k=10).candidates}
-        first = {h.chunk.id: h.score for h in p.retrieve(question, k=10).candidates}
+        alone = {h.chunk.id: h.score for h in p.with_settings({"retrieval.k": 10}).search(other).candidates}
+        first = {h.chunk.id: h.score for h in p.with_settings({"retrieval.k": 10}).search(question).candidates}
         p.config.retrieval.query_expansion = True
         ScriptedExpander.phrasings = [other]
-        merged = p.retrieve(question, k=10)
+        merged = p.with_settings({"retrieval.k": 10}).search(question)
     finally:
         p.close()
     for hit in merged.candidates:
@@ -119,7 +116,7 @@ def test_expansion_without_an_llm_says_so_with_the_fix(tmp_path, capsys):
     p = make_pipeline(tmp_path, "qdrant", **{"retrieval.query_expansion": True})
     try:
         with pytest.raises(ModelUnavailableError) as info:
-            p.retrieve("Who is the keeper?")
+            p.search("Who is the keeper?")
     finally:
         p.close()
     assert "Query expansion needs an LLM" in str(info.value) and "Settings page" in info.value.hint
@@ -129,7 +126,7 @@ def test_cli_expand_flag_without_an_llm_is_one_line(tmp_path, capsys, monkeypatc
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "Session 1.md").write_text(NOTES["Session 3.md"])
+    (notes / "Session 1.md").write_text(SMALL_CAMPAIGN["Session 3.md"])
     assert main(["index", "--notes", str(notes), "--campaign", "x"]) == 0
     capsys.readouterr()
     assert main(["search", "letter", "--campaign", "x", "--expand", "3"]) == 1
@@ -157,7 +154,7 @@ def test_llm_reranker_reorders_by_the_models_ratings(tmp_path, engine, llm_serve
     Handler.reply = staticmethod(rate)
     p = make_pipeline(tmp_path, engine, **with_llm(llm_server), **{"reranker.enabled": True, "reranker.backend": "llm"})
     try:
-        result = p.retrieve("Vasselheim Calamity", mode="keyword", k=3)
+        result = p.with_settings({"retrieval.mode": "keyword", "retrieval.k": 3}).search("Vasselheim Calamity")
     finally:
         p.close()
     top = result.hits[0]
@@ -170,7 +167,7 @@ def test_llm_reranker_without_an_llm_says_so(tmp_path):
     p = make_pipeline(tmp_path, "qdrant", **{"reranker.enabled": True, "reranker.backend": "llm"})
     try:
         with pytest.raises(ModelUnavailableError, match="Reranking with the LLM needs an LLM"):
-            p.retrieve("Vasselheim")
+            p.search("Vasselheim")
     finally:
         p.close()
 

@@ -10,7 +10,8 @@ import pytest
 from rag.config import NotesConfig
 from rag.errors import ConfigError, NotesError
 from rag.ingest.markdown import clean_inline
-from rag.ingest.notes import Skipped, load_notes, parse_note, session_from_name
+from rag.ingest.notes import Skipped, load_notes
+from rag.ingest.parse import parse_note, session_from_name
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 CFG = NotesConfig()
@@ -320,7 +321,6 @@ def test_unreadable_subfolder_is_reported(tmp_path):
 
 def test_kind_is_the_top_level_folder():
     from rag.config import NotesConfig
-    from rag.ingest.notes import parse_note
 
     note = parse_note("# Yorb\nA guide.\n", "NPCs/Port Nyanzaru/Yorb.md", NotesConfig())
     assert note.kind == "NPCs"

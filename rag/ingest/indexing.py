@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.ingest.chunking import chunk_notes
 from rag.config import Config
 from rag.embedders import Embedder
-from rag.models import Chunk
+from rag.ingest.chunking import chunk_notes
 from rag.ingest.notes import Skipped, load_notes
+from rag.models import Chunk
 from rag.stores import Store
 
 Progress = Callable[[int, int], None]

@@ -12,23 +12,14 @@ being skipped ("no text layer (scanned?)") come back here as ``Skipped`` like an
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
-import re
-from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-import yaml
-
-from rag.ingest import formats
 from rag.config import NotesConfig
-from rag.errors import ConfigError, NotesError
-from rag.ingest.markdown import clean_inline
-from rag.models import Note, Session
-
-_H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-# "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
-_NAME_SUFFIX = re.compile(r"^(.*?\S)\s*(?:[-–—:]\s+.*|[(\[].*)$")
+from rag.errors import NotesError
+from rag.ingest import formats
+from rag.ingest.parse import find_header, parse_note
+from rag.models import Note
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,7 +100,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
     note = parse_note(text, source, config)
     if not note.body.strip():
         header = config.narrative_header.strip()
-        if note.body_line > 1 and _find_header(text.split("\n"), 0, header) is not None:
+        if note.body_line > 1 and find_header(text.split("\n"), 0, header) is not None:
             return Skipped(source, f"nothing after the '{header}' header")
         return Skipped(source, "no text besides the front matter and title")
     return note if not warning else _with_warning(note, warning)
@@ -160,160 +151,3 @@ def _nonempty(text: str, warning: str | None) -> tuple[str, str | None, str | No
     if not text.strip():
         return "", "empty file", None
     return text, None, warning
-
-
-def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tuple[str, str]] = ()) -> Note:
-    """Split one file's text into front matter, title and narrative body (see ``Note``).
-
-    ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
-    none, tried after the front matter and the note's own title (a document title, an e-mail subject)."""
-    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]
-    warnings: list[str] = []
-    front, start = _front_matter(lines, warnings)
-    header_at = _find_header(lines, start, config.narrative_header)
-    title = ""
-    if header_at is not None:
-        for line in lines[start:header_at]:
-            if m := _H1.match(line):
-                title = clean_inline(m.group(1))[0]
-                break
-        body_start = header_at + 1
-        if not any(line.strip() for line in lines[body_start:]):
-            warnings.append(f"nothing follows the '{config.narrative_header.strip()}' header, so no text")
-    else:
-        body_start = start
-        first = next((i for i in range(start, len(lines)) if lines[i].strip()), None)
-        if first is not None and (m := _H1.match(lines[first])):
-            title = clean_inline(m.group(1))[0]
-            body_start = first + 1
-    stem = PurePosixPath(source).name
-    stem = _strip_extension(stem, config)
-    front_title = str(front["title"]).strip() if isinstance(front.get("title"), str | int | float) else ""
-    title = title or front_title
-    session, campaign_no = session_from_name(source, config)
-    session_from = ""
-    if session is None:
-        candidates = [(title, "title"), (front_title, "title"), *titles]
-        session, campaign_no, session_from = session_from_text(front, candidates, config)
-    is_session = session is not None
-    if session is not None and session < 0:
-        warnings.append(f"session number {session} is below 0 after notes.session_offset; stored without one")
-        session = None
-    # The top-level folder ("NPCs", "Locations") groups pages better than the immediate parent
-    # ("NPCs/Port Nyanzaru") for filters and charts.
-    folders = PurePosixPath(source).parent.parts
-    parent = folders[0] if folders else ""
-    return Note(
-        source=source,
-        title=title or stem,
-        body="\n".join(lines[body_start:]),
-        body_line=body_start + 1,
-        session=session,
-        campaign_no=campaign_no,
-        kind="session" if is_session else (parent or "note"),
-        front_matter=front,
-        warnings=tuple(warnings),
-        session_from=session_from if session is not None else "",
-    )
-
-
-def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
-    """``(front matter, index of the first line after it)``; a broken block stays in the text."""
-    if not lines or lines[0].strip() != "---":
-        return {}, 0
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    if end is None:
-        warnings.append("front matter starts with '---' on line 1 but is never closed; read it as text")
-        return {}, 0
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        warnings.append(f"front matter is not valid YAML ({problem}{where}); read it as text")
-        return {}, 0
-    if data is None:
-        return {}, end + 1
-    if not isinstance(data, dict):
-        warnings.append(f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text")
-        return {}, 0
-    return {str(k): v for k, v in data.items()}, end + 1
-
-
-def _find_header(lines: list[str], start: int, header: str) -> int | None:
-    want = " ".join(header.split()).casefold()
-    if not want:
-        return None
-    for i in range(start, len(lines)):
-        if " ".join(lines[i].split()).casefold() == want:
-            return i
-    return None
-
-
-def _strip_extension(name: str, config: NotesConfig) -> str:
-    lower = name.lower()
-    for ext in config.extensions:
-        ext = ext.lower() if ext.startswith(".") else "." + ext.lower()
-        if lower.endswith(ext) and len(name) > len(ext):
-            return name[: -len(ext)]
-    return name
-
-
-@functools.lru_cache(maxsize=16)
-def _pattern(pattern: str, key: str = "session_pattern") -> re.Pattern:
-    try:
-        compiled = re.compile(pattern, re.IGNORECASE)
-    except re.error as err:
-        raise ConfigError(f"notes.{key} is not a valid regular expression: {err}.") from None
-    if "session" not in compiled.groupindex:
-        raise ConfigError(f"notes.{key} needs a named group (?P<session>...) for the number.")
-    return compiled
-
-
-def _number(m: re.Match | None, config: NotesConfig) -> tuple[Session, int | None]:
-    if m is None or m.group("session") is None:
-        return None, None
-    number = float(m.group("session")) + config.session_offset
-    session: Session = int(number) if number.is_integer() else number
-    campaign = m.groupdict().get("campaign")
-    return session, int(campaign) if campaign else None
-
-
-def session_from_text(
-    front: dict, titles: Sequence[tuple[str, str]], config: NotesConfig
-) -> tuple[Session, int | None, str]:
-    """``(session, campaign_no, origin)`` for a file whose name has no session number.
-
-    A front matter ``session: 12`` is taken as written (it is explicit, so no offset); else the first title
-    (``(text, origin)`` pairs, origin "title" or "subject") in which ``notes.title_session_pattern`` finds a
-    number, with ``session_offset`` added as for file names. ``(None, None, "")`` when there is none."""
-    value = front.get("session")
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            value = None
-    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf"):
-        return (int(value) if float(value).is_integer() else float(value)), None, "front matter"
-    pattern = _pattern(config.title_session_pattern, "title_session_pattern")
-    for text, origin in titles:
-        session, campaign_no = _number(pattern.search(text), config) if text else (None, None)
-        if session is not None:
-            return session, campaign_no, origin
-    return None, None, ""
-
-
-def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | None]:
-    """``(session, campaign_no)`` from the file name, or ``(None, None)`` for non-session pages.
-
-    ``Session 05`` is 5 and ``Session 20.5`` is 20.5 (a float only when not whole); the offset is
-    added. When the name does not match, a trailing "(Bonus Session)" or " - subtitle" is dropped
-    and the pattern tried again, because real vaults name files that way.
-    """
-    stem = _strip_extension(PurePosixPath(source).name, config).strip()
-    pattern = _pattern(config.session_pattern)
-    m = pattern.search(stem)
-    if m is None and (short := _NAME_SUFFIX.match(stem)):
-        m = pattern.search(short.group(1))
-    return _number(m, config)

@@ -11,16 +11,16 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag.answering import answer
-from rag.measure.evaluation import indexed_corpora, load_questions, supports
-from rag.generators import get_generator
+from rag.measure.evaluation import indexed_corpora, supports
+from rag.measure.questions import load_questions
+from rag.measure.stats import p50_p95
 from rag.names import norm
+from rag.pipeline import Pipeline
 
 
 def score_answer(q, result) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def run_answer_eval(
-    pipeline,
+    pipeline: Pipeline,
     notes_dir: str | Path,
     questions_path: str | Path,
     story_dirs: bool = False,
@@ -70,12 +70,12 @@ def run_answer_eval(
 ) -> dict[str, Any]:
     """Answer every question of the file with the configured answerer (indexing incrementally first)."""
     questions = load_questions(questions_path)
-    generator = get_generator(pipeline.config.answer, embedder=pipeline.embedder)
+    generator = pipeline.generator  # built once, reused for every question
     rows, latencies = [], []
     for campaign, qs in indexed_corpora(pipeline, notes_dir, questions, story_dirs, log):
         for q in qs:
             t0 = time.perf_counter()
-            result = answer(pipeline, q.question, campaign, generator=generator)
+            result = pipeline.answer(q.question, campaign)
             latencies.append(time.perf_counter() - t0)
             rows.append({**score_answer(q, result), "answer": result.text})
     by_kind = {
@@ -96,7 +96,7 @@ def run_answer_eval(
         "by_confidence": by_confidence,
         "generator": generator.name,
         "refusal_floor": pipeline.config.answer.refusal_floor,
-        "latency_ms_p50": round(1000 * statistics.median(latencies), 1) if latencies else 0.0,
+        "latency_ms_p50": p50_p95([1000 * s for s in latencies])[0],
         "per_question": rows,
     }
 

@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 from rag.config import PROJECT_ROOT, Config
-from rag.measure.doc_sections import DOCS, write_section
 from rag.embedders import get_embedder
 from rag.ingest.indexing import prepare_chunks, sync_campaign
+from rag.measure.bench_answer import answer_markdown, bench_answer
+from rag.measure.bench_query import bench_query, query_markdown
+from rag.measure.doc_sections import DOCS, write_section
 from rag.stores import get_store
 
 DOC = DOCS / "BENCHMARKS.md"
@@ -113,12 +115,8 @@ def run(config: Config, args: argparse.Namespace) -> int:
         result = bench_ingest(config, notes_dir, log=log)
         md = ingest_markdown(result, _display_path(notes_dir), command)
     elif args.what == "answer":
-        from rag.measure.bench_answer import answer_markdown, bench_answer
-
         md = answer_markdown(bench_answer(config, notes_dir, log=log), _display_path(notes_dir), command, machine())
     else:
-        from rag.measure.bench_query import bench_query, query_markdown
-
         sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
         engines = [x.strip() for x in args.engines.split(",") if x.strip()]
         md = query_markdown(bench_query(config, notes_dir, sizes, engines, log=log), command, machine())

@@ -13,10 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag.answering import ask
-from rag.measure.bench_query import QUESTIONS, _percentile
 from rag.config import Config
-from rag.generators import get_generator
+from rag.measure.bench_query import QUESTIONS
+from rag.measure.stats import p50_p95
 from rag.pipeline import Pipeline
 
 FOLLOW_UP = "And what happened after that?"
@@ -36,12 +35,12 @@ def bench_answer(config: Config, notes_dir: Path, log=print) -> dict:
         try:
             log("indexing the notes into a temporary store…")
             report = pipeline.index(notes_dir, "bench")
-            generator = get_generator(cfg.answer, embedder=pipeline.embedder_for(cfg.retrieval.mode))
-            ask(pipeline, QUESTIONS[0], "bench", generator=generator).answer  # noqa: B018 - warm-up
+            generator = pipeline.generator
+            pipeline.answer(QUESTIONS[0], "bench")  # warm-up
             first, whole, follow = [], [], []
             for q in QUESTIONS:
                 t0 = time.perf_counter()
-                stream = ask(pipeline, q, "bench", generator=generator)
+                stream = pipeline.ask(q, "bench")
                 pieces = iter(stream)
                 next(pieces, None)
                 first.append(time.perf_counter() - t0)
@@ -50,7 +49,7 @@ def bench_answer(config: Config, notes_dir: Path, log=print) -> dict:
                 whole.append(time.perf_counter() - t0)
                 answer_text = stream.answer.text
                 t0 = time.perf_counter()
-                _ = ask(pipeline, FOLLOW_UP, "bench", history=[(q, answer_text)], generator=generator).answer
+                pipeline.answer(FOLLOW_UP, "bench", history=[(q, answer_text)])
                 follow.append(time.perf_counter() - t0)
             log(f"first token p50 {statistics.median(first):.2f} s over {len(first)} questions")
         finally:
@@ -66,7 +65,7 @@ def bench_answer(config: Config, notes_dir: Path, log=print) -> dict:
 
 
 def _stats(values: list[float]) -> tuple[float, float]:
-    return round(statistics.median(values), 2), round(_percentile(values, 0.95), 2)
+    return p50_p95(values, digits=2)
 
 
 def answer_markdown(r: dict, notes: str, command: str, machine: str) -> str:
@@ -77,7 +76,7 @@ def answer_markdown(r: dict, notes: str, command: str, machine: str) -> str:
             "",
             f"Command: `{command}`. Machine: {machine}. Notes: `{notes}` ({r['chunks']} passages, indexed into a "
             f"fresh temporary store). Answerer: `{r['generator']}`, warm (model loaded, one warm-up question). "
-            f"p50 / p95 over {r['n']} questions, through `rag.answering.ask` as the chat page calls it.",
+            f"p50 / p95 over {r['n']} questions, through `Pipeline.ask` as the chat page calls it.",
             "",
             "| measure | p50 / p95 | target |",
             "|---|---|---|",

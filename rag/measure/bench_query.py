@@ -16,6 +16,7 @@ import numpy as np
 from rag.config import Config
 from rag.embedders import get_embedder, normalise
 from rag.ingest.indexing import prepare_chunks
+from rag.measure.stats import p50_p95
 from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
 from rag.stores import get_store
@@ -47,11 +48,6 @@ QUESTIONS = [
 RERANK_CANDIDATES = 20
 QDRANT_LOCAL_MAX = 20_000  # qdrant-client local mode is brute-force Python: 100k is a multi-minute build
 BASE = 1000  # real passages embedded once; larger collections repeat them with noise
-
-
-def _percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def synthetic(base: list[Chunk], vectors: np.ndarray, n: int, rng) -> tuple[list[Chunk], np.ndarray]:
@@ -122,18 +118,15 @@ def _measure(cfg: Config, embedder, chunks, vecs, n: int, engine: str, log) -> d
             ("hybrid", "hybrid", None),
             ("hybrid+filter", "hybrid", cap),
         ):
-            pipeline.retrieve(QUESTIONS[0], mode=mode, filters=filters)  # warm
+            searcher = pipeline.with_settings({"retrieval.mode": mode})
+            searcher.search(QUESTIONS[0], filters=filters)  # warm
             times, search = [], []
             for q in QUESTIONS:
                 t0 = time.perf_counter()
-                result = pipeline.retrieve(q, mode=mode, filters=filters)
+                result = searcher.search(q, filters=filters)
                 times.append((time.perf_counter() - t0) * 1000)
                 search.append(times[-1] - result.timings.get("embed", 0.0) * 1000)
-            row[label] = (
-                round(statistics.median(times), 1),
-                round(_percentile(times, 0.95), 1),
-                round(statistics.median(search), 1),
-            )
+            row[label] = (*p50_p95(times), round(statistics.median(search), 1))
         row["hybrid+rerank"] = _measure_rerank(cfg, embedder, store)
         log(f"{engine} n={n}: {row}")
         return row
@@ -144,22 +137,18 @@ def _measure(cfg: Config, embedder, chunks, vecs, n: int, engine: str, log) -> d
 def _measure_rerank(cfg: Config, embedder, store) -> tuple[float, float, float]:
     """Hybrid plus the offline reranker (late interaction over the packaged model, the only one that runs
     without a download) on ``RERANK_CANDIDATES`` passages: (p50, p95, p50 of the rerank step alone)."""
-    rcfg = cfg.model_copy(
-        update={
-            "reranker": cfg.reranker.model_copy(
-                update={"enabled": True, "backend": "late-interaction", "candidates": RERANK_CANDIDATES}
-            )
-        }
+    settings = {"retrieval.mode": "hybrid", "reranker.enabled": True, "reranker.backend": "late-interaction"}
+    pipeline = Pipeline(cfg, embedder=embedder, store=store).with_settings(
+        {**settings, "reranker.candidates": RERANK_CANDIDATES}
     )
-    pipeline = Pipeline(rcfg, embedder=embedder, store=store)
-    pipeline.retrieve(QUESTIONS[0], mode="hybrid")  # warm: token vectors of the first passages, model
+    pipeline.search(QUESTIONS[0])  # warm: token vectors of the first passages, model
     times, rerank = [], []
     for q in QUESTIONS:
         t0 = time.perf_counter()
-        result = pipeline.retrieve(q, mode="hybrid")
+        result = pipeline.search(q)
         times.append((time.perf_counter() - t0) * 1000)
         rerank.append(result.timings.get("rerank", 0.0) * 1000)
-    return round(statistics.median(times), 1), round(_percentile(times, 0.95), 1), round(statistics.median(rerank), 1)
+    return (*p50_p95(times), round(statistics.median(rerank), 1))
 
 
 def query_markdown(rows: list[dict], command: str, machine: str) -> str:
@@ -167,7 +156,7 @@ def query_markdown(rows: list[dict], command: str, machine: str) -> str:
         "## Query latency (`bench query`)",
         "",
         f"Command: `{command}`. Machine: {machine}. Each figure is p50 / p95 in ms over "
-        f"{len(QUESTIONS)} real questions, warm, through `Pipeline.retrieve` as the app calls it, including "
+        f"{len(QUESTIONS)} real questions, warm, through `Pipeline.search` as the app calls it, including "
         "embedding the question (dense, hybrid); in brackets the p50 without that embedding step, i.e. the "
         "engine and fusion alone. Collections above the real notes' size are synthetic (real texts and "
         'embeddings plus noise); `hybrid+filter` adds an "as of session N" cap. `hybrid+rerank` reranks '

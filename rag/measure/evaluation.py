@@ -1,72 +1,32 @@
-"""Retrieval evaluation in exactly the format and matching rule of shared/data/README.md.
+"""Retrieval evaluation in exactly the format and matching rule of shared/data/README.md: one scorer.
 
-Anyone can run it on their own campaign: a notes folder plus a JSON Lines question file
-(``id, question, sessions, evidence, kind`` and optionally ``campaign`` or ``story``).
+``evaluate`` asks a campaign that is already indexed every question and scores the passages it gets;
+``run_eval`` (``python -m rag eval``) indexes a notes folder into its own ``eval-…`` campaign(s) first and
+calls it per corpus; the Campaign page calls it on the campaign as the players indexed it. Both write the
+same per-question rows, with the rank of the first passage that holds the evidence and of the first from a
+gold session, so a miss can be read.
 """
 
 from __future__ import annotations
 
-import json
-import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from rag.config import slug
 from rag.errors import ChroniclerError
-from rag.models import Chunk, Hit
+from rag.measure.questions import KINDS, Question, load_questions
+from rag.measure.stats import p50_p95
+from rag.models import Chunk, Filters, Hit
 from rag.names import norm  # the matching rule of shared/data/README.md
 from rag.pipeline import Pipeline
 
-KINDS = ("fact", "which-session", "entity", "multi-session", "unanswerable")
+__all__ = ["KINDS", "Question", "evaluate", "norm", "run_eval", "score_question", "supports"]
+
+KS = (1, 3, 5, 10)
 MRR_DEPTH = 10
-
-
-@dataclass
-class Question:
-    id: str
-    question: str
-    sessions: list[float]
-    evidence: list[str]
-    kind: str
-    campaign: int | None = None
-    story: str | None = None
-    answer: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def answerable(self) -> bool:
-        return self.kind != "unanswerable" and bool(self.sessions)
-
-
-def load_questions(path: str | Path) -> list[Question]:
-    path = Path(path)
-    if not path.is_file():
-        raise ChroniclerError(f"Question file {path} does not exist.")
-    out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            q = Question(
-                id=str(raw["id"]),
-                question=str(raw["question"]),
-                sessions=[float(s) for s in raw.get("sessions") or []],
-                evidence=[str(e) for e in raw.get("evidence") or []],
-                kind=str(raw.get("kind") or "fact"),
-                campaign=raw.get("campaign"),
-                story=raw.get("story"),
-                answer=str(raw.get("answer") or ""),
-            )
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-            raise ChroniclerError(f"{path}:{lineno} is not a valid question ({type(err).__name__}: {err}).") from None
-        out.append(q)
-    if not out:
-        raise ChroniclerError(f"{path} holds no questions.")
-    return out
+SEARCH_DEPTH = 20  # passages looked at per question: metrics use at most the top 10, the rows say where beyond
 
 
 def from_gold_session(chunk: Chunk, q: Question) -> bool:
@@ -136,7 +96,9 @@ def corpora(notes_dir: Path, questions: list[Question], story_dirs: bool) -> dic
     return out
 
 
-def indexed_corpora(pipeline: Pipeline, notes_dir, questions: list[Question], story_dirs: bool, log):
+def indexed_corpora(
+    pipeline: Pipeline, notes_dir, questions: list[Question], story_dirs: bool, log: Callable[[str], None]
+) -> Iterator[tuple[str, list[Question]]]:
     """Each corpus indexed (incrementally: unchanged chunks are not re-embedded) before its questions."""
     for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
         report = pipeline.index(folder, campaign)
@@ -145,45 +107,91 @@ def indexed_corpora(pipeline: Pipeline, notes_dir, questions: list[Question], st
         yield campaign, qs
 
 
+def _first_rank(chunks: Sequence[Chunk], test: Callable[[Chunk], bool]) -> int | None:
+    return next((i for i, c in enumerate(chunks, start=1) if test(c)), None)
+
+
+def evaluate(
+    pipeline: Pipeline,
+    campaign: str,
+    questions: Sequence[Question],
+    ks: Sequence[int] = KS,
+    filters: Filters | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Ask every question of an indexed campaign and score the passages it gets.
+
+    Returns ``n`` (questions), ``scored`` (answerable ones: unanswerable questions test the answer, not the
+    search), ``overall`` and ``by_kind`` metrics, ``ks``, and one row per question with its metrics, the
+    rank of the first supporting / gold-session passage, its latency and the names of its top passages."""
+    ks = sorted({int(k) for k in ks})
+    depth = max(SEARCH_DEPTH, *ks, MRR_DEPTH)
+    searcher = pipeline.with_settings({"retrieval.k": depth})
+    rows = []
+    for done, q in enumerate(questions, start=1):
+        t0 = time.perf_counter()
+        hits = searcher.search(q.question, campaign, filters).hits
+        ms = 1000 * (time.perf_counter() - t0)
+        chunks = [h.chunk for h in hits]
+        rows.append(
+            {
+                "id": q.id,
+                "question": q.question,
+                "kind": q.kind,
+                "sessions": q.sessions,
+                "answerable": q.answerable,
+                "has_evidence": bool(q.evidence),
+                "first_support": _first_rank(chunks, lambda c, q=q: supports(c, q)) if q.evidence else None,
+                "first_session": _first_rank(chunks, lambda c, q=q: from_gold_session(c, q)),
+                "depth": depth,
+                "ms": round(ms, 1),
+                **score_question(q, hits, ks),
+                "top": [h.chunk.name for h in hits[:5]],
+            }
+        )
+        if progress:
+            progress(done, len(questions))
+    return {**summarise(rows), "ks": ks, "per_question": rows}
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``n``, ``scored``, ``overall`` and ``by_kind`` from per-question rows (their ``…@k`` keys)."""
+    metrics = [(r["kind"], {k: v for k, v in r.items() if "@" in k}) for r in rows]
+    kinds = sorted({k for k, _ in metrics}, key=lambda k: (KINDS.index(k) if k in KINDS else 99, k))
+    return {
+        "n": len(rows),
+        "scored": sum(r["answerable"] for r in rows),
+        "overall": aggregate([m for _, m in metrics]),
+        "by_kind": {
+            kind: {"n": sum(1 for k, _ in metrics if k == kind), **aggregate([m for k, m in metrics if k == kind])}
+            for kind in kinds
+        },
+    }
+
+
 def run_eval(
     pipeline: Pipeline,
     notes_dir: str | Path,
     questions_path: str | Path,
-    ks: list[int] = (1, 3, 5, 10),
+    ks: Sequence[int] = KS,
     story_dirs: bool = False,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict[str, Any]:
     """Index each corpus (incrementally: unchanged chunks are not re-embedded) and score every question."""
     started = time.perf_counter()
-    ks = sorted(set(int(k) for k in ks))
-    depth = max(max(ks), MRR_DEPTH)
     questions = load_questions(questions_path)
-    rows, per_question, latencies = [], [], []
+    rows: list[dict[str, Any]] = []
     for campaign, qs in indexed_corpora(pipeline, notes_dir, questions, story_dirs, log):
-        for q in qs:
-            t0 = time.perf_counter()
-            hits = pipeline.retrieve(q.question, campaign, k=depth).hits
-            latencies.append(time.perf_counter() - t0)
-            metrics = score_question(q, hits, ks)
-            rows.append((q.kind, metrics))
-            per_question.append({"id": q.id, "kind": q.kind, **metrics, "top": [h.chunk.name for h in hits[:3]]})
-    by_kind = {}
-    for kind in sorted({k for k, _ in rows}, key=lambda k: KINDS.index(k) if k in KINDS else 99):
-        by_kind[kind] = {"n": sum(1 for k, _ in rows if k == kind), **aggregate([m for k, m in rows if k == kind])}
-    lat_ms = sorted(x * 1000 for x in latencies)
+        rows += evaluate(pipeline, campaign, qs, ks)["per_question"]
+    p50, p95 = p50_p95([r["ms"] for r in rows])
     return {
         "questions": str(questions_path),
         "notes": str(notes_dir),
-        "n": len(rows),
-        "overall": aggregate([m for _, m in rows]),
-        "by_kind": by_kind,
-        "latency_ms": {
-            "p50": round(statistics.median(lat_ms), 1) if lat_ms else 0.0,
-            "p95": round(lat_ms[min(len(lat_ms) - 1, int(0.95 * len(lat_ms)))], 1) if lat_ms else 0.0,
-        },
+        **summarise(rows),
+        "latency_ms": {"p50": p50, "p95": p95},
         "config": pipeline.config.snapshot(),
         "seconds": round(time.perf_counter() - started, 1),
-        "per_question": per_question,
+        "per_question": rows,
     }
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rag.measure.doc_sections import DOCS, write_section
 from rag.errors import ChroniclerError
+from rag.measure.doc_sections import DOCS, write_section
 
 DOC = DOCS / "EVALUATION.md"
 MAIN = ["hit@1", "hit@3", "hit@5", "hit@10", "session_hit@5", "mrr@10", "all_sessions@10"]

@@ -14,10 +14,10 @@ from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError
 from rag.expanders import QueryExpander
-from rag.search.aliases import AliasTable
-from rag.search.first_mention import asks_first_mention, first_mention_passages
 from rag.models import Chunk, Filters, Hit
 from rag.rerankers import Reranker
+from rag.search.aliases import AliasTable
+from rag.search.first_mention import asks_first_mention, first_mention_passages
 from rag.stores import Store
 
 
@@ -33,6 +33,7 @@ class Retrieval:
     timings: dict[str, float] = field(default_factory=dict)
     variants: dict[str, str] = field(default_factory=dict)  # stage → the text it searched for the question
     queries: list[str] = field(default_factory=list)  # the question, then the expander's phrasings
+    notices: list[str] = field(default_factory=list)  # optional stages skipped, with the fix (lenient pipelines)
 
 
 def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -84,19 +85,15 @@ class Retriever:
         self.reranker = reranker
         self.expander = expander
 
-    def retrieve(
-        self, question: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None
-    ) -> Retrieval:
+    def retrieve(self, question: str, filters: Filters | None = None) -> Retrieval:
+        """Mode, k, weights and the threshold all come from ``config.retrieval``."""
         question = " ".join(question.split())
         if not question:
             raise ChroniclerError("Type a question first.")
         cfg = self.config.retrieval
-        mode = mode or cfg.mode
-        if mode not in ("dense", "keyword", "hybrid"):
-            raise ChroniclerError(f"Unknown retrieval mode '{mode}'.", hint="Use dense, keyword or hybrid.")
+        mode, k = cfg.mode, cfg.k
         if mode != "keyword" and self.embedder is None:
             raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
-        k = k or cfg.k
         filters = filters or Filters()
         timings: dict[str, float] = {}
         queries = [question]

@@ -21,6 +21,8 @@ from email.utils import parsedate_to_datetime
 
 from rag.config import NotesConfig
 from rag.ingest.formats import Unreadable, short_error
+from rag.ingest.formats.web import html_to_markdown
+from rag.ingest.parse import parse_note
 from rag.models import Note
 
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|wg|sv|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -29,8 +31,6 @@ _SENT_FROM = re.compile(r"^\s*(?:sent from my \w+|get outlook for \w+)", re.IGNO
 
 
 def read_mail(data: bytes, source: str, config: NotesConfig) -> Note:
-    from rag.ingest.notes import parse_note
-
     try:
         msg = BytesParser(policy=policy.default).parsebytes(data)
         sender = _addresses(msg, "from")
@@ -96,8 +96,6 @@ def _date(msg: EmailMessage) -> str:
 
 def _body(msg: EmailMessage) -> tuple[str, list[str]]:
     """The text to index, and warnings (attachments that were not read)."""
-    from rag.ingest.formats.web import html_to_markdown
-
     part = msg.get_body(preferencelist=("plain", "html"))
     warnings = []
     attached = [a.get_filename() or a.get_content_type() for a in msg.iter_attachments()]

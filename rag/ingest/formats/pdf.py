@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
 from rag.ingest.formats import Unreadable, short_error
+from rag.ingest.parse import session_from_name, session_from_text
 from rag.models import Note
 
 _CELL_GAP = re.compile(r" {3,}")  # layout mode separates table columns by wide runs of spaces
@@ -102,8 +103,6 @@ def build_note(
     page_texts: list[str], source: str, config: NotesConfig, doc_title: str = "", warnings: list[str] | None = None
 ) -> Note:
     """A Note from each page's layout text. Shared with the benchmark script, so both measure one thing."""
-    from rag.ingest.notes import session_from_name, session_from_text
-
     warnings = list(warnings or [])
     repeated = _repeated_lines(page_texts)
     lines: list[str] = []

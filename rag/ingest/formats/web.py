@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
 from rag.ingest.formats import Unreadable, short_error
+from rag.ingest.parse import parse_note
 from rag.models import Note
 
 _ATX = re.compile(r"^(#{1,6})[ \t]")
@@ -55,8 +56,6 @@ def read_html(data: bytes, source: str, config: NotesConfig) -> Note:
 def markdown_note(markdown: str, source: str, config: NotesConfig, file_type: str, doc_title: str = "") -> Note:
     """A converted document as a Note: its first H1 is the title (else ``doc_title``, else the file name),
     its other headings are scene headings, and a session number may come from either title."""
-    from rag.ingest.notes import parse_note
-
     note = parse_note(_one_title(markdown), source, config, titles=[(doc_title, "title")])
     name = PurePosixPath(source).name
     stem = name[: -len(PurePosixPath(name).suffix)] or name

@@ -1,0 +1,188 @@
+"""The sidebar: the campaign, the shared search controls, and the config a page's search is built from.
+
+Its widgets are drawn on every page (by ``streamlit_app.py``) so their values survive page switches; pages
+read them only through ``search_settings``, which turns them into one ``Config`` (and the session-cap
+filter) for the ``Pipeline``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import state
+from app.charts import sessions_of
+from rag.config import Config, RetrievalConfig
+from rag.errors import ChroniclerError
+from rag.llm import llm_configured
+from rag.models import Filters, format_session
+
+# Sidebar widget keys, read by the pages.
+MODE, TOP_K, SESSION_CAP, RERANK = "mode", "top_k", "session_cap", "rerank"
+EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
+MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
+EXPAND_HELP = (
+    "Query expansion: a language model writes other ways to ask your question (other words, the names "
+    "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
+    "set one up in Settings → Answers."
+)
+RERANK_HELP = (
+    "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
+    "them. Set its model in Settings (reranker); without one, searches run as usual and say so."
+)
+ALL_SESSIONS = "all"
+MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
+MODE_HELP = (
+    "How passages are found. dense: by meaning, so 'the dwarf city' finds 'Kraghammer'. "
+    "keyword: exact words, best for names. hybrid: combines meaning-based and exact-word search."
+)
+
+
+def threshold_key(mode: str) -> str:
+    """One slider per mode: scores of different modes live on different scales."""
+    return f"threshold_{mode}"
+
+
+def exact_word_weights(retrieval: RetrievalConfig, weight: float) -> tuple[float, float]:
+    """(keyword, context) weights for the sidebar's "weight of exact words": both keyword stages move
+    together, keeping the configured ratio between them."""
+    if not retrieval.keyword_weight:  # no ratio to keep: the slider moves the keyword stage alone
+        return weight, retrieval.context_weight
+    return weight, weight * retrieval.context_weight / retrieval.keyword_weight
+
+
+def threshold_range(mode: str, config: Config) -> tuple[float, float, float]:
+    """(max, step, default) of the threshold slider; 0 means "no threshold"."""
+    if mode == "keyword":
+        top, step = 20.0, 0.1
+    elif mode == "hybrid":  # the best fused score: rank 1 in every stage, at the heaviest sidebar weight
+        r = config.retrieval
+        keyword, context = exact_word_weights(config.retrieval, MAX_KEYWORD_WEIGHT)
+        top, step = round((r.dense_weight + max(keyword, r.keyword_weight) + context) / (r.rrf_k + 1), 4), 0.0005
+    else:
+        top, step = 1.0, 0.01
+    default = config.retrieval.score_threshold or 0.0
+    return top, step, min(max(default, 0.0), top) if mode == config.retrieval.mode else 0.0
+
+
+def search_settings(config: Config) -> tuple[Config, Filters]:
+    """The config with the sidebar's mode, top-k and threshold applied, and the session-cap filter."""
+    mode = st.session_state.get(MODE) or config.retrieval.mode
+    cfg = config.model_copy(deep=True)
+    cfg.retrieval.mode = mode
+    cfg.retrieval.k = int(st.session_state.get(TOP_K) or config.retrieval.k)
+    threshold = st.session_state.get(threshold_key(mode))
+    cfg.retrieval.score_threshold = float(threshold) if threshold else None
+    cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
+    if st.session_state.get(KEYWORD_WEIGHT) is not None:
+        weights = exact_word_weights(config.retrieval, float(st.session_state[KEYWORD_WEIGHT]))
+        cfg.retrieval.keyword_weight, cfg.retrieval.context_weight = weights
+    cfg.retrieval.query_expansion = bool(st.session_state.get(EXPAND, config.retrieval.query_expansion))
+    cfg.retrieval.expansion_variants = int(st.session_state.get(PHRASINGS) or config.retrieval.expansion_variants)
+    cap = st.session_state.get(SESSION_CAP)
+    cap = None if cap in (None, ALL_SESSIONS) else cap
+    return cfg, Filters(session_max=float(cap)) if cap is not None else Filters()
+
+
+def draw(config: Config) -> None:
+    """Every widget of the sidebar; the values live in ``st.session_state`` under the keys above."""
+    with st.sidebar:
+        campaign = _campaign_selector(config)
+        _search_controls(config, campaign)
+
+
+def _campaign_selector(config: Config) -> str:
+    indexed = state.campaigns(config)
+    created = st.session_state.setdefault("_created_campaigns", [])
+    pending = st.session_state.pop(state.PENDING_CAMPAIGN, None)
+    if pending:
+        if pending not in created:
+            created.append(pending)
+        st.session_state[state.CAMPAIGN] = pending
+    counts = state.campaign_options(config, indexed, created)
+    options = list(counts)
+    if st.session_state.get(state.CAMPAIGN) not in options:
+        st.session_state[state.CAMPAIGN] = config.campaign if config.campaign in options else options[0]
+
+    st.markdown("### :material/history_edu: Chronicler")
+    campaign = st.selectbox(
+        "Campaign",
+        options,
+        key=state.CAMPAIGN,
+        help="Each campaign has its own notes. Add or create one on the Ingest page.",
+    )
+    # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
+    # selectbox's old label when only the label text changes (seen after an index run).
+    st.caption(f"{counts[campaign]} passages" if counts.get(campaign) else "No notes yet")
+    return campaign
+
+
+def _search_controls(config: Config, campaign: str) -> None:
+    st.markdown("#### Search options")
+    st.session_state.setdefault(MODE, config.retrieval.mode)
+    mode = st.radio("How to search", list(MODES), key=MODE, format_func=MODES.get, help=MODE_HELP)
+    if mode == "hybrid":
+        st.session_state.setdefault(KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
+        st.slider(
+            "Weight of exact words",
+            0.0,
+            MAX_KEYWORD_WEIGHT,
+            step=0.25,
+            key=KEYWORD_WEIGHT,
+            help="Hybrid weight: how much the exact-word rankings (the passage alone, and with its "
+            "neighbours) count against the meaning ranking (1 = equal). Higher favours names; lower "
+            "favours paraphrases.",
+        )
+    st.session_state.setdefault(TOP_K, min(config.retrieval.k, 20))
+    st.slider(
+        "Passages to show (top-k)",
+        1,
+        max(20, config.retrieval.k),
+        key=TOP_K,
+        help="How many of the best-matching passages are shown (and, later, given to the answerer).",
+    )
+    st.session_state.setdefault(RERANK, config.reranker.enabled)
+    st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP)
+    st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
+    st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
+    expand = st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP)
+    if expand:
+        st.slider(
+            "Other phrasings to search",
+            1,
+            8,
+            key=PHRASINGS,
+            help="More phrasings find more, but each one costs a language-model call and a search.",
+        )
+        if not llm_configured(config.answer):
+            st.caption(
+                ":material/info: Needs a language model: choose one in Settings → Answers. "
+                "Until then searches use your question as typed."
+            )
+    top, step, default = threshold_range(mode, config)
+    tkey = threshold_key(mode)
+    st.session_state.setdefault(tkey, default)
+    st.slider(
+        "Minimum score (threshold)",
+        0.0,
+        top,
+        step=step,
+        key=tkey,
+        format="%.4f" if mode == "hybrid" else "%.2f",
+        help="Passages scoring below this are dropped, even if that leaves fewer than top-k. "
+        "0 keeps everything. Scores are on a different scale for each search mode.",
+    )
+    try:
+        sessions = sessions_of(state.campaign_chunks(config, campaign))
+    except ChroniclerError:
+        sessions = []
+    # "all", not None: a selectbox whose value is None shows "Choose an option" and a clear button.
+    if st.session_state.get(SESSION_CAP) not in [ALL_SESSIONS, *sessions]:
+        st.session_state[SESSION_CAP] = ALL_SESSIONS
+    st.selectbox(
+        "As of session",
+        [ALL_SESSIONS, *sessions],
+        key=SESSION_CAP,
+        format_func=lambda s: "All sessions" if s == ALL_SESSIONS else f"Session {format_session(s)}",
+        help="Search only notes up to this session: no spoilers from later sessions, "
+        "and answers as the characters knew things back then.",
+    )

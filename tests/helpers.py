@@ -1,0 +1,88 @@
+"""Helpers shared by test modules: small vaults, and driving the app with AppTest.
+
+Fixtures live in conftest.py; these are plain functions and data a test imports by name (a test module is
+never imported by another as a library of helpers).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from app import state as app_state
+from rag.config import load_config
+
+# The dev sets (shared/data/README.md) sit beside a checkout, here and in CI.
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+# A five-note campaign for retrieval stages: names only in some passages, a reference page, and a bullet
+# (the illithid) found only through its neighbour.
+SMALL_CAMPAIGN = {
+    "Session 1.md": "# Session Start\n## Road\n- The party travels north along the river road toward the "
+    "mountains, camping twice and trading stories about their families by the fire.\n",
+    "Session 2.md": "# Session Start\n## City\n- In [[Vasselheim]] they visit the Platinum Sanctuary and ask the "
+    "priests about the Calamity, but the priests refuse to say anything more about it.\n",
+    "Session 3.md": "# Session Start\n## Return\n- Back in [[Vasselheim]], the [[Osiris|Keeper]] finally tells "
+    "them the truth about the Calamity and hands Vex a sealed letter for her brother.\n",
+    "NPCs/Osiris.md": "# Osiris\nAn ancient sphinx guarding forbidden knowledge beneath a cathedral.\n",
+    "Session 4.md": "# Session Start\n## Tunnels\n- Deep in the tunnels the party meets Clarota, an outcast that "
+    "has been hiding from his own kind for many months and watching the duergar patrols.\n"
+    "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
+    "duergar, promising to lead them to the lost dwarven forges in return.\n",
+}
+
+
+APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
+TIMEOUT = 60
+
+VAULT = {
+    "Session 1.md": "# Session Start\n## The Sunken Tavern\n"
+    "- The party meets [[Grog]] at the Sunken Tavern in [[Kraghammer]].\n"
+    "- A dwarf named [[Nostoc]] offers gold to find missing miners.\n",
+    "Session 2.md": "# Session Start\n## Into the Mines\n"
+    "- The party descends into the mines below Kraghammer.\n"
+    "- [[Grog]] smashes a duergar patrol with his greataxe.\n",
+    "Session 3.md": "# Session Start\n## The Underdark\n"
+    "- Deep in the Underdark the party finds a mind flayer colony.\n"
+    "- [[Vex'ahlia|Vex]] tames a bear named [[Trinket]].\n",
+    "People/Grog.md": "# Grog\n- Goliath barbarian, strongest of the party.\n",
+}
+
+
+def write_notes(folder: Path, notes: dict[str, str]) -> Path:
+    for name, text in notes.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def write_vault(root: Path) -> Path:
+    return write_notes(root, VAULT)
+
+
+def start(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    if page:
+        at.switch_page(page)
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
+def indexed(tmp_path: Path, campaign: str = "demo") -> None:
+    """Index the small vault the way the pages do (through the app's cached store)."""
+    config = load_config()
+    app_state.pipeline(config).index(write_vault(tmp_path / "vault"), campaign)
+    app_state.changed()
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def plotly(at: AppTest, index: int) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
