@@ -15,7 +15,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.charts import COLORS, SHOWN
+from app.charts import COLORS
+from app.tables import SHOWN
 from rag.config import Config
 from rag.ingest.uploads import notes_source
 from rag.measure.evaluation import MRR_DEPTH

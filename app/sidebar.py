@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import state
-from app.charts import sessions_of
+from app.tables import sessions_of
 from rag.config import Config, RetrievalConfig
 from rag.errors import ChroniclerError
 from rag.llm import llm_configured

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app import campaign_eval, routing, sidebar, state
-from app.charts import chunks_per_session_figure, files_frame, sessions_of, top_entities
+from app.charts import chunks_per_session_figure
+from app.tables import files_frame, sessions_of, top_entities
 from rag.errors import ChroniclerError
 from rag.measure.evaluation import evaluate
 from rag.measure.questions import parse_questions

@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import routing, state
-from app.charts import chunks_frame, report_frame
+from app.tables import chunks_frame, report_frame
 from rag.errors import ChroniclerError
 from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
 

@@ -9,16 +9,8 @@ from email.utils import parseaddr
 import streamlit as st
 
 from app import routing, sidebar, state
-from app.charts import (
-    STAGE_LABELS,
-    STAGES,
-    hits_frame,
-    hits_per_session_figure,
-    rank_movement_figure,
-    score_distribution_figure,
-    stage_scores_figure,
-    stages_run,
-)
+from app.charts import hits_per_session_figure, rank_movement_figure, score_distribution_figure, stage_scores_figure
+from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
 

@@ -106,7 +106,7 @@ with st.container(border=True):
         st.text_input(
             "Folder",
             key=_init("s_path", config.store.path or ""),
-            placeholder=str(config.data_path / engine),
+            placeholder=config.store_folder(engine),
             help="Leave empty for the default folder shown in grey.",
         )
         _init("s_url", config.store.url or "")

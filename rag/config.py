@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import copy
 import os
-from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rag import registry
 from rag.errors import ConfigError
@@ -32,21 +31,12 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-def known_backend(kind: str, name: str) -> str:
-    """A backend name the registry can build (``rag/<kind>/<name>.py`` or a registered one), so a typo in
-    ``reranker.backend`` fails when the config loads, naming the key, rather than at the first search."""
-    known = registry.available(kind)
-    if name not in known and name.replace("-", "_") not in known:
-        raise ValueError(f"'{name}' is not one of {', '.join(n.replace('_', '-') for n in known)}")
-    return name
-
-
 # Backend names, checked against the registry when the config loads and on assignment.
-EmbedderName = Annotated[str, AfterValidator(partial(known_backend, "embedders"))]
-StoreName = Annotated[str, AfterValidator(partial(known_backend, "stores"))]
-ExpanderName = Annotated[str, AfterValidator(partial(known_backend, "expanders"))]
-RerankerName = Annotated[str, AfterValidator(partial(known_backend, "rerankers"))]
-GeneratorName = Annotated[str, AfterValidator(partial(known_backend, "generators"))]
+EmbedderName = registry.backend_name("embedders")
+StoreName = registry.backend_name("stores")
+ExpanderName = registry.backend_name("expanders")
+RerankerName = registry.backend_name("rerankers")
+GeneratorName = registry.backend_name("generators")
 
 
 class NotesConfig(Section):
@@ -85,7 +75,7 @@ class EmbeddingConfig(Section):
 
 class StoreConfig(Section):
     backend: StoreName = "edge"
-    path: str | None = None  # embedded store folder; default <data_dir>/qdrant; ":memory:" for tests
+    path: str | None = None  # embedded store folder; default <data_dir>/<backend>; ":memory:" for tests
     url: str | None = None  # a Qdrant server or cluster; takes precedence over path
     api_key: str | None = None
     collection_prefix: str = "chronicler-"
@@ -172,9 +162,13 @@ class Config(Section):
 
     @property
     def store_path(self) -> str:
+        """The embedded store's folder (or ":memory:"): ``store.path``, else ``<data_dir>/<engine>``."""
+        return self.store_folder(self.store.backend)
+
+    def store_folder(self, backend: str) -> str:
         if self.store.path == ":memory:":
             return ":memory:"
-        return str(self.resolve(self.store.path) if self.store.path else self.data_path / "qdrant")
+        return str(self.resolve(self.store.path) if self.store.path else self.data_path / backend)
 
     @property
     def runs_path(self) -> Path:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 from rag.errors import ConfigError
 
@@ -50,3 +53,17 @@ def available(kind: str) -> list[str]:
 def unregister(kind: str, name: str) -> None:
     """Undo ``register`` (tests register fakes in fixtures and remove them afterwards)."""
     _REGISTERED.pop((kind, name), None)
+
+
+def known_backend(kind: str, name: str) -> str:
+    """A backend name this registry can build (``rag/<kind>/<name>.py`` or a registered one), so a typo in
+    ``reranker.backend`` fails when the config loads, naming the key, rather than at the first search."""
+    known = available(kind)
+    if name not in known and name.replace("-", "_") not in known:
+        raise ValueError(f"'{name}' is not one of {', '.join(n.replace('_', '-') for n in known)}")
+    return name
+
+
+def backend_name(kind: str) -> Any:
+    """The config field type of a backend name of ``kind``: a string checked by ``known_backend``."""
+    return Annotated[str, AfterValidator(partial(known_backend, kind))]

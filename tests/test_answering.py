@@ -12,7 +12,8 @@ from rag.answering import check_citations, offline_rewrite
 from rag.cli import main
 from rag.config import load_config
 from rag.measure.answer_eval import run_answer_eval
-from rag.models import Chunk, Hit
+from rag.measure.report import render_answer_tables
+from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
 from rag.tracking import record_answer
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -147,8 +148,6 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
         "answer_has_evidence": 1.0,
         "citation_precision": 1.0,
     }
-    from rag.measure.report import render_answer_tables
-
     table = render_answer_tables([{"label": "x", "questions": "q.jsonl", "n": 2, "answers": result}])
     assert "| x | q | 2 | 1.000 | 0.000 | 1.000 | 1.000 |" in table and "(n=1)" in table
 
@@ -185,8 +184,6 @@ def test_a_named_session_filters_and_a_follow_up_keeps_it(pipeline):
 
 
 def test_a_named_session_never_lifts_the_spoiler_cap(pipeline):
-    from rag.models import Filters
-
     result = pipeline.answer("What happened in session 3?", "demo", filters=Filters(session_max=2))
     assert result.trace["filters"] == {"session_max": 2}
     assert all(h.chunk.session <= 2 for h in result.hits if h.chunk.session is not None)

@@ -16,10 +16,12 @@ import pytest
 import yaml
 
 from app import state as app_state
-from app.charts import STAGE_LABELS
+from app.tables import STAGE_LABELS
 from rag.config import load_config
 from rag.ingest.uploads import remember_source
+from tests.docfiles import MAIL_FROM, recap_eml
 from tests.helpers import VAULT, indexed, plotly, start, texts, write_vault
+from tests.llm_server import KEY, Handler
 
 pytestmark = pytest.mark.usefixtures("app_env")
 
@@ -338,8 +340,6 @@ def test_expand_toggle_without_an_llm_says_so_and_still_searches(tmp_path):
 
 
 def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path, monkeypatch, llm_server):
-    from tests.llm_server import KEY, Handler
-
     for key, value in {
         "ANSWER__BACKEND": "openai",
         "ANSWER__BASE_URL": llm_server,
@@ -378,8 +378,6 @@ def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path
 
 
 def test_search_filters_mailed_notes_by_sender(tmp_path):
-    from tests.docfiles import MAIL_FROM, recap_eml
-
     vault = write_vault(tmp_path / "vault")
     recap_eml(vault / "mail" / "recap.eml")
     recap_eml(vault / "mail" / "other.eml", subject="Session 13 recap", sender="Bram <bram@example.com>")

@@ -22,6 +22,7 @@ from rag.errors import ConfigError
 from rag.ingest.uploads import remember_source
 from rag.measure.evaluation import evaluate
 from rag.measure.questions import parse_questions
+from rag.tracking import record_run
 from tests.helpers import indexed, plotly, start, texts
 from tests.llm_server import KEY
 
@@ -247,8 +248,6 @@ def test_llm_reranker_status_with_a_configured_llm(monkeypatch):
 
 
 def test_tracked_runs_mask_the_answer_key(tmp_path, monkeypatch):
-    from rag.tracking import record_run
-
     monkeypatch.setenv("CHRONICLER_ANSWER__API_KEY", SECRET)
     monkeypatch.setenv("CHRONICLER_STORE__API_KEY", SECRET + "-store")
     config = load_config()

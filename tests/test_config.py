@@ -72,7 +72,8 @@ def test_snapshot_masks_secrets():
 def test_relative_paths_resolve_to_project(tmp_path):
     config = load_config(overrides={"data_dir": "data"})
     assert config.data_path.is_absolute()
-    assert config.store_path.endswith("data/qdrant")
+    assert config.store_path.endswith("data/edge")  # the default engine's own folder
+    assert load_config(overrides={"store.backend": "qdrant"}).store_path.endswith("data/qdrant")
     assert load_config(overrides={"store.path": ":memory:"}).store_path == ":memory:"
 
 

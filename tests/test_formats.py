@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from app.tables import chunks_frame, report_frame
+from rag.answering import check_citations
 from rag.cli import main
 from rag.config import ChunkingConfig, NotesConfig, load_config
 from rag.ingest.chunking import chunk_notes
 from rag.ingest.notes import Skipped, load_notes
 from rag.ingest.uploads import save_uploads
-from rag.models import Chunk, Filters, Note
+from rag.models import Chunk, Filters, Hit, Note
 from rag.pipeline import Pipeline
 from tests import docfiles
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -251,8 +253,6 @@ def test_title_session_pattern_is_configurable(tmp_path):
 
 
 def test_a_chunk_without_a_session_says_where_it_is_from(tmp_path):
-    from app.charts import chunks_frame
-
     docfiles.recap_eml(tmp_path / "hello.eml", subject="Snacks for Saturday")
     docfiles.handout_pdf(tmp_path / "Map.pdf", title="")
     notes, _ = load_notes(tmp_path, CFG)
@@ -339,9 +339,6 @@ def test_answer_cites_the_page(pipeline):
 
 
 def test_page_citation_resolves_when_two_documents_have_that_page():
-    from rag.answering import check_citations
-    from rag.models import Hit
-
     hits = [
         Hit(Chunk("demo", f"{title}.pdf", 0, "text", f"{title}, p. 2", page=2, file_type="pdf"), 1.0, 1)
         for title in ("Handout 3", "Orders")
@@ -353,8 +350,6 @@ def test_page_citation_resolves_when_two_documents_have_that_page():
 
 
 def test_index_report_says_what_each_file_became(pipeline):
-    from app.charts import report_frame
-
     _, report = pipeline
     frame = report_frame(report).set_index("file")
     assert frame.loc["Handouts/Handout 3.pdf", ["read as", "pages", "chunks"]].tolist() == ["PDF", 3, 3]

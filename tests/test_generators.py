@@ -11,7 +11,7 @@ import pytest
 from rag.config import AnswerConfig
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
-from rag.generators.extractive import ExtractiveGenerator, split_sentences
+from rag.generators.extractive import ExtractiveGenerator, missing_detail, split_sentences
 from rag.models import Chunk, Hit
 from tests.fakes import FakeEmbedder
 from tests.llm_server import KEY, Handler
@@ -149,6 +149,4 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
     ],
 )
 def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
-    from rag.generators.extractive import missing_detail
-
     assert missing_detail(question, sentence) == missing

@@ -320,7 +320,5 @@ def test_unreadable_subfolder_is_reported(tmp_path):
 
 
 def test_kind_is_the_top_level_folder():
-    from rag.config import NotesConfig
-
     note = parse_note("# Yorb\nA guide.\n", "NPCs/Port Nyanzaru/Yorb.md", NotesConfig())
     assert note.kind == "NPCs"

@@ -4,7 +4,7 @@ the missing-model message, and the offline late-interaction backend on the real 
 import pytest
 
 from rag.config import RerankConfig, load_config
-from rag.errors import ModelUnavailableError
+from rag.errors import ConfigError, ModelUnavailableError
 from rag.models import Chunk
 from rag.pipeline import Pipeline
 from rag.rerankers import Reranker, get_reranker
@@ -142,8 +142,6 @@ def test_missing_cross_encoder_says_how_to_fix(tmp_path, model):
 
 
 def test_unknown_backend_is_a_config_error():
-    from rag.errors import ConfigError
-
     with pytest.raises(ConfigError, match="reranker.backend.*nope.*cross-encoder"):
         load_config(overrides={"reranker.backend": "nope"})
     with pytest.raises(ConfigError, match="Unknown rerankers backend"):  # for configs built unchecked

@@ -18,7 +18,7 @@ import pytest
 from rag.config import Config, StoreConfig
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import Store, get_store
+from rag.stores import Store, edge, get_store
 
 BACKENDS = [("qdrant", "memory"), ("qdrant", "disk"), ("edge", "disk"), ("edge", "memory")]
 ON_DISK = [b for b in BACKENDS if b[1] == "disk"]
@@ -316,8 +316,6 @@ store.close()
 
 
 def test_edge_recreates_collection_when_keyword_scheme_changes(tmp_path, monkeypatch):
-    import rag.stores.edge as edge
-
     config = make_config(tmp_path, "edge", "disk")
     name = config.collection(CAMPAIGN)
     store = get_store(config)

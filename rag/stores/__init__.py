@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from rag.config import Config
 from rag.models import Chunk, Filters
 
 ScoredChunks = list[tuple[Chunk, float]]
+Condition = tuple[str, Literal["range", "any", "value"], Any]  # (payload key, how it matches, what)
 
 
 class Store(ABC):
@@ -64,6 +66,27 @@ class Store(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional: only embedded stores hold a lock
         """Release the folder lock of an embedded store. Safe to call twice."""
+
+
+def filter_conditions(filters: Filters | None) -> list[Condition]:
+    """What a ``Filters`` asks of the payload, engine-neutral; each store turns these into its own query types,
+    so the engines cannot drift apart. A session range never matches a passage without a session (a null
+    value fails a range); several subject words must all be in the subject."""
+    if filters is None or filters.is_empty():
+        return []
+    out: list[Condition] = []
+    if filters.session_min is not None or filters.session_max is not None:
+        bounds = tuple(None if b is None else float(b) for b in (filters.session_min, filters.session_max))
+        out.append(("session", "range", bounds))
+    if filters.campaign_no is not None:
+        out.append(("campaign_no", "value", int(filters.campaign_no)))
+    for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
+        if values:
+            out.append((key, "any", list(values)))
+    if filters.senders:  # lower-cased keys on both sides: address, its local part, name, name words
+        out.append(("sender_keys", "any", list(filters.senders)))
+    out += [("subject_words", "value", word) for word in filters.subject_words]
+    return out
 
 
 def get_store(config: Config) -> Store:

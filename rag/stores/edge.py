@@ -47,7 +47,7 @@ import qdrant_edge as qe
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store
+from rag.stores import ScoredChunks, Store, filter_conditions
 
 VECTOR = "dense"
 SPARSE = "bm25"
@@ -71,24 +71,13 @@ INDEXES = {
 
 
 def build_filter(filters: Filters | None) -> qe.Filter | None:
-    """Same conditions as ``rag.stores.qdrant.build_filter``; a null session fails a range."""
-    if filters is None or filters.is_empty():
-        return None
-    must: list[Any] = []
-    if filters.session_min is not None or filters.session_max is not None:
-        lo = None if filters.session_min is None else float(filters.session_min)
-        hi = None if filters.session_max is None else float(filters.session_max)
-        must.append(qe.FieldCondition("session", range=qe.RangeFloat(gte=lo, lte=hi)))
-    if filters.campaign_no is not None:
-        must.append(qe.FieldCondition("campaign_no", match=qe.MatchValue(int(filters.campaign_no))))
-    for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
-        if values:
-            must.append(qe.FieldCondition(key, match=qe.MatchAny(list(values))))
-    if filters.senders:  # lower-cased keys on both sides: address, its local part, name, name words
-        must.append(qe.FieldCondition("sender_keys", match=qe.MatchAny(list(filters.senders))))
-    for word in filters.subject_words:  # every word of the subject filter must be in the subject
-        must.append(qe.FieldCondition("subject_words", match=qe.MatchValue(word)))
-    return qe.Filter(must=must)
+    must = []
+    for key, how, value in filter_conditions(filters):
+        if how == "range":
+            must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=value[0], lte=value[1])))
+        else:
+            must.append(qe.FieldCondition(key, match=qe.MatchAny(value) if how == "any" else qe.MatchValue(value)))
+    return qe.Filter(must=must) if must else None
 
 
 class EdgeStore(Store):
@@ -98,7 +87,7 @@ class EdgeStore(Store):
             self._root = Path(tempfile.mkdtemp(prefix="chronicler-edge-"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._root, ignore_errors=True)
         else:
-            self._root = config.resolve(config.store.path) if config.store.path else config.data_path / "edge"
+            self._root = Path(config.store_folder("edge"))
             self._cleanup = None
         try:
             self._root.mkdir(parents=True, exist_ok=True)

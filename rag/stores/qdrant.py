@@ -36,7 +36,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store
+from rag.stores import ScoredChunks, Store, filter_conditions
 
 VECTOR = "dense"
 TEXT = "text"
@@ -64,24 +64,15 @@ TEXT_INDEX = models.TextIndexParams(
 
 
 def build_filter(filters: Filters | None) -> models.Filter | None:
-    """A session range never matches a chunk without a session (a null value fails a range)."""
-    if filters is None or filters.is_empty():
-        return None
     must: list[models.Condition] = []
-    if filters.session_min is not None or filters.session_max is not None:
-        must.append(
-            models.FieldCondition(key="session", range=models.Range(gte=filters.session_min, lte=filters.session_max))
-        )
-    if filters.campaign_no is not None:
-        must.append(models.FieldCondition(key="campaign_no", match=models.MatchValue(value=filters.campaign_no)))
-    for key, values in (("source", filters.sources), ("entities", filters.entities), ("kind", filters.kinds)):
-        if values:
-            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=list(values))))
-    if filters.senders:  # lower-cased keys on both sides: address, its local part, name, name words
-        must.append(models.FieldCondition(key="sender_keys", match=models.MatchAny(any=list(filters.senders))))
-    for word in filters.subject_words:  # every word of the subject filter must be in the subject
-        must.append(models.FieldCondition(key="subject_words", match=models.MatchValue(value=word)))
-    return models.Filter(must=must)
+    for key, how, value in filter_conditions(filters):
+        if how == "range":
+            must.append(models.FieldCondition(key=key, range=models.Range(gte=value[0], lte=value[1])))
+        elif how == "any":
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=value)))
+        else:
+            must.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
+    return models.Filter(must=must) if must else None
 
 
 class QdrantStore(Store):
@@ -101,7 +92,7 @@ class QdrantStore(Store):
             self._where = "the in-memory store"
             self._client = QdrantClient(location=":memory:")
         else:
-            path = Path(config.store_path)
+            path = Path(config.store_folder("qdrant"))
             self._where = f"the store folder {path}"
             try:
                 path.mkdir(parents=True, exist_ok=True)

@@ -8,13 +8,8 @@ import zipfile
 
 import pytest
 
-from app.charts import (
-    hits_frame,
-    hits_per_session_figure,
-    rank_movement_figure,
-    score_distribution_figure,
-    stage_scores_figure,
-)
+from app.charts import hits_per_session_figure, rank_movement_figure, score_distribution_figure, stage_scores_figure
+from app.tables import hits_frame
 from rag.config import load_config
 from rag.ingest.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
 from rag.models import Chunk, Hit
