@@ -1,6 +1,6 @@
 """The Settings page's shared helpers and its "Answers" and "Reranking" sections.
 
-Lives next to app_state.py, not in ``pages/`` (every file there may be shown as a page). Each section is
+Lives in ``app/``, not in ``pages/`` (every file there may be shown as a page). Each section is
 saved on its own through ``rag.config.save_local``, which validates first: a bad value shows the
 config's own one-line message (it names the key) and nothing is written. Saving happens in button
 callbacks so secret fields can be emptied before they are drawn again: a saved API key is never put
@@ -14,6 +14,7 @@ import streamlit as st
 from rag.config import Config, RetrievalConfig, deep_merge, dotted, load_config, save_local, validate
 from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.llm import LLMClient, llm_configured, no_llm_error
+from rag.rerankers.cross_encoder import resolve_model
 
 MSG = "_settings_msg"
 REINDEX = "_reindex_needed"
@@ -111,15 +112,13 @@ def _stage_weight(saved: RetrievalConfig, key: str, on: bool) -> float:
 
 def candidate(config: Config, section: str) -> Config:
     """The config as it would be after saving ``section`` (validated; nothing written)."""
-    values = changes(section)
-    return validate(deep_merge(config.model_dump(), dotted(values, keep_none=True)))
+    return validate(deep_merge(config.model_dump(), dotted(changes(section), keep_none=True)))
 
 
 def save(section: str) -> None:
     ss = st.session_state
     try:
-        values = changes(section)
-        save_local(values)
+        save_local(changes(section))
     except ChroniclerError as err:
         ss[MSG] = (section, "error", err.one_line())
         return
@@ -282,8 +281,6 @@ def reranking_section(config: Config) -> None:
 
 def _reranker_status(config: Config, backend: str) -> None:
     if backend == "cross-encoder":
-        from rag.rerankers.cross_encoder import resolve_model
-
         try:
             found = resolve_model(st.session_state.get("s_rr_model") or "")
         except ModelUnavailableError as err:

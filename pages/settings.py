@@ -1,7 +1,7 @@
 """Settings saved to configs/local.yaml through ``rag.config.save_local``, which validates first: a bad
 value shows the config's own message (it names the key) and nothing is written. Saving happens in
 button callbacks so the form can be reset (the API key field) before it is drawn again. The shared
-helpers and the Answers and Reranking sections live in settings_sections.py (not in pages/, where every
+helpers and the Answers and Reranking sections live in app/settings_form.py (not in pages/, where every
 file may be shown as a page)."""
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ import streamlit as st
 
 from app import routing, sidebar, state
 from app import settings_form as sections
-from app.settings_form import changes as _changes
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
 from rag import registry
-from rag.config import deep_merge, dotted, validate
 from rag.errors import ChroniclerError
 from rag.ingest.uploads import notes_source
 from rag.stores import get_store
@@ -134,7 +132,7 @@ with st.container(border=True):
     _message("store")
     if test:
         try:
-            candidate = validate(deep_merge(config.model_dump(), dotted(_changes("store"))))
+            candidate = sections.candidate(config, "store")
             if state.same_store(candidate, config):
                 names = state.store(config).collections()
             else:
@@ -207,7 +205,7 @@ with st.container(border=True):
     st.button("Save search defaults", key="s_save_retrieval", on_click=_save, args=("retrieval",))
     _message("retrieval")
 
-# -- answers and reranking (settings_sections.py) ------------------------------------------------------------
+# -- answers and reranking (app/settings_form.py) ------------------------------------------------------------
 with st.container(border=True):
     sections.answers_section(config)
 

@@ -94,7 +94,8 @@ def mine(args) -> Path:
         log(f"using cached candidates {out}")
         return out
     from rag.config import load_config
-    from rag.measure.evaluation import corpora, load_questions, supports
+    from rag.measure.evaluation import corpora, supports
+    from rag.measure.questions import load_questions
     from rag.pipeline import Pipeline
 
     config = load_config(

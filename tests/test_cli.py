@@ -127,6 +127,18 @@ def test_eval_on_a_tiny_set(vault, capsys, tmp_path):
     result = json.loads(out_json.read_text())
     assert result["n"] == 1 and result["overall"]["hit@1"] == 1.0 and result["overall"]["mrr@10"] == 1.0
     assert set(result) >= {"n", "overall", "by_kind", "config", "seconds"}
+    (row,) = result["per_question"]  # a miss can be read: where the evidence and the right session were
+    assert row["first_support"] == 1 and row["first_session"] == 1 and row["top"][0].startswith("Session 2")
+
+
+def test_eval_refuses_evidence_given_as_one_string(vault, capsys, tmp_path):
+    questions = tmp_path / "q.jsonl"
+    good = {"id": "1", "question": "Who gave them a map?", "sessions": [2], "evidence": ["gives them a map"]}
+    bad = {**good, "id": "2", "evidence": "gives them a map"}
+    questions.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    code, out, err = run(capsys, "eval", "--notes", str(vault), "--questions", str(questions))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "q.jsonl, line 2: 'evidence' must be a list" in err
 
 
 def test_story_dirs_eval(capsys, tmp_path, monkeypatch):

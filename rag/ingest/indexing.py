@@ -52,7 +52,6 @@ class IndexReport:
     embedded: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
-    recreated: bool = False
     per_file: list[FileReport] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
 
@@ -90,7 +89,7 @@ def sync_campaign(
     report = IndexReport(campaign=campaign, collection=collection, files=len(notes), chunks=len(chunks))
     report.skipped = skipped
 
-    report.recreated = store.ensure_collection(collection, embedder.dim)
+    store.ensure_collection(collection, embedder.dim)
     existing = store.stored_hashes(collection)
     wanted = {c.id: stored_hash(c, embedder) for c in chunks}
     # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over

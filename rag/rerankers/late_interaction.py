@@ -4,10 +4,10 @@ Why: no cross-encoder ships on PyPI, but the embedder we already ship also yield
 The first stage compares one pooled vector per passage, which blurs a passage of ten facts into one
 point; MaxSim instead matches every question token to its best passage token, so "who gave Vex the
 letter" can latch onto "letter" and "Vex" in a long bullet list. The model was never trained for MaxSim
-(ColBERT is), so the score is blended with the pooled cosine (``weight``) and can be fused with the
-first-stage order (``first_stage_weight``): the list we are given *is* the first-stage ranking.
+(ColBERT is); blends with the pooled cosine and fusion with the first-stage order were measured and did
+not earn a place (docs/EVALUATION.md), so the score is MaxSim alone.
 
-One forward pass gives both token and pooled vectors. The embedder's loaded model is reused when it is
+One forward pass gives the token vectors. The embedder's loaded model is reused when it is
 a sentence-transformers model, so enabling this costs no second copy in memory. Passage token vectors
 are kept in a small LRU keyed by content hash, as the same passages come back for related questions.
 """
@@ -27,7 +27,6 @@ from rag.rerankers import Reranker
 
 _PACKAGED: dict[str, object] = {}  # path → SentenceTransformer, when no embedder model can be shared
 _LOCK = threading.Lock()
-RRF_K = 10  # same scale as retrieval.rrf_k's measured default
 
 
 def _packaged_model():
@@ -62,18 +61,12 @@ class LateInteractionReranker(Reranker):
         self,
         model=None,
         batch_size: int = 32,
-        weight: float = 1.0,
-        first_stage_weight: float = 0.0,
         cache_size: int = 512,
     ):
-        """``weight``: share of MaxSim against the pooled cosine (1.0 = MaxSim alone).
-        ``first_stage_weight``: > 0 fuses the rerank order with the input order by RRF."""
         self._model = model
         self.batch_size = batch_size
-        self.weight = weight
-        self.first_stage_weight = first_stage_weight
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._skip: set[int] | None = None
 
     @property
@@ -93,8 +86,8 @@ class LateInteractionReranker(Reranker):
             self._skip = skip
         return self._skip
 
-    def encode(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per text: (normalised content-token vectors, normalised pooled vector)."""
+    def encode(self, texts: list[str]) -> list[np.ndarray]:
+        """Per text: its normalised content-token vectors (punctuation tokens left out)."""
         if not texts:
             return []
         outputs = self.model.encode(texts, batch_size=self.batch_size, output_value=None, show_progress_bar=False)
@@ -106,12 +99,10 @@ class LateInteractionReranker(Reranker):
             keep = [i for i, t in enumerate(ids) if t not in skip] or list(range(len(ids)))
             tokens = tokens[keep]
             tokens = tokens / np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), 1e-12)
-            pooled = o["sentence_embedding"].float().numpy()
-            pooled = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
-            out.append((tokens.astype(np.float32), pooled.astype(np.float32)))
+            out.append(tokens.astype(np.float32))
         return out
 
-    def _passages(self, chunks: list[Chunk]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _passages(self, chunks: list[Chunk]) -> list[np.ndarray]:
         keys = [c.content_hash or c.id for c in chunks]
         missing = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if missing:
@@ -126,27 +117,12 @@ class LateInteractionReranker(Reranker):
             self._cache.popitem(last=False)
         return found
 
-    def components(self, question: str, chunks: list[Chunk]) -> tuple[np.ndarray, np.ndarray]:
-        """(MaxSim, pooled cosine) per chunk: exposed for evaluation scripts that try blends."""
-        ((q_tokens, q_pooled),) = self.encode([question])
-        maxsim, cosine = [], []
-        for tokens, pooled in self._passages(chunks):
-            maxsim.append(float((q_tokens @ tokens.T).max(axis=1).mean()))
-            cosine.append(float(q_pooled @ pooled))
-        return np.array(maxsim), np.array(cosine)
-
     def rerank(self, question: str, chunks: list[Chunk]) -> list[float]:
+        """Mean over question tokens of the best passage-token similarity (MaxSim)."""
         if not chunks:
             return []
-        maxsim, cosine = self.components(question, chunks)
-        scores = self.weight * maxsim + (1.0 - self.weight) * cosine
-        if self.first_stage_weight > 0:
-            order = np.argsort(-scores, kind="stable")
-            rerank_rank = np.empty(len(scores), dtype=int)
-            rerank_rank[order] = np.arange(1, len(scores) + 1)
-            input_rank = np.arange(1, len(scores) + 1)
-            scores = 1.0 / (RRF_K + rerank_rank) + self.first_stage_weight / (RRF_K + input_rank)
-        return [float(s) for s in scores]
+        (q_tokens,) = self.encode([question])
+        return [float((q_tokens @ tokens.T).max(axis=1).mean()) for tokens in self._passages(chunks)]
 
 
 def create(config: RerankConfig, embedder=None, answer=None) -> LateInteractionReranker:
