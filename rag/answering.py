@@ -39,7 +39,7 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
 
     A label resolves when it equals a passage's name, or uniquely ends one (an LLM writing
-    "[Session 2 - Part 11]" for "C1 Session 2 · Part 11"). Brackets that neither resolve nor look like a
+    "[Session 2 - The Mines]" for "C1 Session 2 · The Mines"). Brackets that neither resolve nor look like a
     label ("[sic]") are ordinary text. Returns the text, with a warning line when something did not
     resolve, and the citations in order of appearance."""
     by_name = {norm(h.chunk.name): h.chunk.id for h in hits}

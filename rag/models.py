@@ -119,7 +119,7 @@ class Chunk:
     source: str
     position: int  # 0-based order of the chunk inside its note
     text: str
-    name: str  # "Session 5 · Part 3"
+    name: str  # "Session 5 · The Sunken Tavern (2)": note · heading, n-th passage under it
     heading: str = ""
     session: Session = None
     campaign_no: int | None = None
@@ -196,7 +196,7 @@ class Chunk:
 
     @property
     def label(self) -> str:
-        """How a citation names this chunk: ``[Session 5 · Part 3]``."""
+        """How a citation names this chunk: ``[Session 5 · The Sunken Tavern]``."""
         return f"[{self.name}]"
 
 
@@ -280,7 +280,7 @@ class Hit:
 
 @dataclass(frozen=True)
 class Citation:
-    label: str  # as written in the answer, e.g. "Session 5 · Part 3"
+    label: str  # as written in the answer, e.g. "Session 5 · The Sunken Tavern"
     chunk_id: str | None  # None when it resolves to no chunk in the context: flagged, never dropped
 
 

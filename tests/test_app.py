@@ -392,7 +392,8 @@ def test_search_filters_mailed_notes_by_sender(tmp_path):
     assert not at.exception and set(at.dataframe[0].value["source"]) == {"mail/recap.eml"}
 
 
-def test_hybrid_weight_slider_changes_the_fusion(tmp_path):
+def test_hybrid_weight_slider_changes_the_fusion(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RETRIEVAL__LINK_WEIGHT", "0")  # the fused score of the stages alone
     indexed(tmp_path)
     at = start("pages/search.py")
     at.text_input(key="question").set_value("Grog greataxe duergar")

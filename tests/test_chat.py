@@ -31,7 +31,7 @@ def test_question_gets_a_cited_answer_with_its_passage(tmp_path):
     at = ask(start(CHAT), "Which bear did Vex tame in the Underdark?")
     said = texts(at.chat_message[1].markdown)
     assert "tames a bear named Trinket" in said
-    assert "[Session 3 · Part" in said
+    assert "[Session 3 · The Underdark" in said
     assert "confidence" in said.lower()
     assert not at.warning  # every citation resolved
     passages = [p for p in at.get("popover")]

@@ -40,7 +40,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
     deal = "A Deal with Nostoc Greyspine"
     assert summary(chunks) == [
         (
-            "Session 5 · Part 1",
+            "Session 5 · A Deal with Nostoc Greyspine",
             deal,
             f"{deal}\nAfter the battle, Lord Nostoc invites the party back to his office and offers five "
             "hundred gold if they stop the attacks.",
@@ -48,7 +48,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
             13,
         ),
         (  # "Group Investigation" is too small alone and joins the next bullet; children keep nesting
-            "Session 5 · Part 2",
+            "Session 5 · A Deal with Nostoc Greyspine (2)",
             deal,
             f"{deal}\nGroup Investigation\nHerris gives them a map of the mines before they leave.\n"
             "- The map shows the lower tunnels.\n  - Marked in red ink",
@@ -56,7 +56,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
             17,
         ),
         (
-            "Session 5 · Part 3",
+            "Session 5 · A Deal with Nostoc Greyspine (3)",
             deal,
             f"{deal}\nGrog wants to fight everything in the mines right now; Vex Vax disagrees and reads "
             "the wiki aloud to everyone until they agree to scout first.",
@@ -64,7 +64,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
             18,
         ),
         (  # the paragraph between bullets is its own chunk; the %% comment is gone
-            "Session 5 · Part 4",
+            "Session 5 · A Deal with Nostoc Greyspine (4)",
             deal,
             f"{deal}\nThe party argues about splitting the reward for a long time, and Scanlan writes a rude "
             "song about it that nobody enjoys.",
@@ -72,7 +72,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
             20,
         ),
         (  # * and + bullets, embed dropped, inline code kept as words
-            "Session 5 · Part 5",
+            "Session 5 · A Deal with Nostoc Greyspine (5)",
             deal,
             f"{deal}\nStar bullet about the Umber Hulk\nPlus bullet with inline_code\nVex buys arrows at the "
             "Value of Valor, and the elf shopkeeper warns her that nobody comes back from the lower tunnels.",
@@ -80,7 +80,7 @@ def test_session_note_one_chunk_per_top_level_bullet_with_scene_heading():
             24,
         ),
         (  # numbered list; multi-line %% and HTML comments dropped; lines still point into the file
-            "Session 5 · Part 6",
+            "Session 5 · Into the Dark",
             "Into the Dark",
             "Into the Dark\n1. First they light torches.\n2. Then they descend.\n"
             "Emoji stay 🐉 and Page shows the page.",
@@ -122,10 +122,10 @@ def test_without_min_chars_every_bullet_stands_alone():
 
 def test_campaign_and_fractional_session_names():
     c2 = chunk_note(fixture("C2 Session 20.md"), "cr", CFG)
-    assert [c.name for c in c2] == ["C2 Session 20 · Part 1"]
+    assert [c.name for c in c2] == ["C2 Session 20"]
     assert c2[0].entities == ("Caleb Widogast", "Beacon", "Essek Thelyss", "Jester Lavorre", "Traveler")
     bonus = chunk_note(fixture("Session Notes/Arc One/Session 20.5.md"), "toa", CFG)
-    assert [c.name for c in bonus] == ["Session 20.5 · Part 1", "Session 20.5 · Part 2"]
+    assert [c.name for c in bonus] == ["Session 20.5", "Session 20.5 (2)"]
     assert bonus[0].session == 20.5
 
 
@@ -133,7 +133,7 @@ def test_real_vault_bullet_quirks_one_space_tops_and_space_nesting():
     chunks = chunk_note(fixture("Session Notes/Arc One/Session 20.5.md"), "toa", CFG)
     assert summary(chunks) == [
         (
-            "Session 20.5 · Part 1",
+            "Session 20.5",
             "",
             "Party arrives at Port Nyanzaru on a rainy morning and meets the harbour master.\n"
             "- Pays 15 gold in docking fees\n  - Grumbles about it",
@@ -141,7 +141,7 @@ def test_real_vault_bullet_quirks_one_space_tops_and_space_nesting():
             3,
         ),
         (
-            "Session 20.5 · Part 2",
+            "Session 20.5 (2)",
             "",
             "Star bullet indented by one space\nPlus bullet indented by one space",
             4,
@@ -177,8 +177,8 @@ def test_tiny_bullets_merge_but_never_across_headings():
     body = "## Loot\n- 3 spears\n- a coral\n## Next Session\n- Level up\n- Visit the bar\n"
     chunks = chunk_note(note(body), "c", CFG)
     assert summary(chunks) == [
-        ("Session 1 · Part 1", "Loot", "Loot\n3 spears\na coral", 2, 3),
-        ("Session 1 · Part 2", "Next Session", "Next Session\nLevel up\nVisit the bar", 5, 6),
+        ("Session 1 · Loot", "Loot", "Loot\n3 spears\na coral", 2, 3),
+        ("Session 1 · Next Session", "Next Session", "Next Session\nLevel up\nVisit the bar", 5, 6),
     ]
 
 
@@ -219,9 +219,9 @@ def test_prose_is_packed_by_whole_paragraphs_per_heading_section():
     body = f"{p[0]}\n\n{p[1]}\n\n{p[2]}\n\n## Later\n{p[3]}\n"
     chunks = chunk_note(note(body, "Lore/History.md"), "c", ChunkingConfig(max_chars=160, min_chars=0))
     assert summary(chunks) == [
-        ("History · Part 1", "", f"History\n{p[0]}\n\n{p[1]}", 1, 3),
-        ("History · Part 2", "", f"History\n{p[2]}", 5, 5),
-        ("History · Part 3", "Later", f"History\nLater\n{p[3]}", 8, 8),
+        ("History", "", f"History\n{p[0]}\n\n{p[1]}", 1, 3),
+        ("History (2)", "", f"History\n{p[2]}", 5, 5),
+        ("History · Later", "Later", f"History\nLater\n{p[3]}", 8, 8),
     ]
     assert {c.kind for c in chunks} == {"Lore"}
 
@@ -257,7 +257,7 @@ def test_pages_get_their_title_as_prefix_and_their_folder_as_kind():
     chunks = chunk_note(fixture("NPCs/Foreman Herris.md"), "demo", CFG)
     assert summary(chunks) == [
         (
-            "Foreman Herris · Part 1",
+            "Foreman Herris",
             "",
             "Foreman Herris\nForeman of the Greyspine Quarry. Gruff but fair.\n\n"
             "He lost two workers to the things below and wants them avenged.",
@@ -265,7 +265,7 @@ def test_pages_get_their_title_as_prefix_and_their_folder_as_kind():
             7,
         ),
         (
-            "Foreman Herris · Part 2",
+            "Foreman Herris · Appearance",
             "Appearance",
             "Foreman Herris\nAppearance\nA stout dwarf with a soot-black beard.",
             10,
@@ -279,7 +279,7 @@ def test_crlf_and_stray_carriage_returns_do_not_reach_the_text(tmp_path):
     (tmp_path / "Session 3.md").write_bytes(b"## Camp\r\n- The party\r rests.\r\n- Watch\r\n")
     notes, _ = load_notes(tmp_path, NotesConfig())
     chunks = chunk_notes(notes, "c", CFG)
-    assert summary(chunks) == [("Session 3 · Part 1", "Camp", "Camp\nThe party rests.\nWatch", 2, 3)]
+    assert summary(chunks) == [("Session 3 · Camp", "Camp", "Camp\nThe party rests.\nWatch", 2, 3)]
 
 
 def test_notes_with_nothing_to_say_give_no_chunks():
@@ -305,7 +305,7 @@ def test_crd3_episode_2_evidence_lands_in_one_chunk_of_session_2():
     hits = [c for c in chunks if norm("Herris gives them a map of the mines") in norm(c.text)]
     assert len(hits) == 1
     assert (hits[0].session, hits[0].campaign_no, hits[0].heading) == (2, 1, "A Deal with Nostoc Greyspine")
-    assert hits[0].name.startswith("C1 Session 2 · Part ")
+    assert hits[0].name == "C1 Session 2 · A Deal with Nostoc Greyspine (4)"  # note · scene (n-th there)
     lines = text.split("\n")
     assert any("Herris gives them a map" in lines[n - 1] for n in range(hits[0].line_start, hits[0].line_end + 1))
     assert all(len(c.text) <= CFG.max_chars for c in chunks)
@@ -342,3 +342,17 @@ def test_each_passage_carries_its_neighbours_as_context_within_its_note():
 
     other = chunk_notes([note(body), note(body.replace("Bullet", "Line"), "Session 2.md")], "demo", CFG)
     assert "Line" not in other[3].context and "Bullet" not in other[4].context  # never across notes
+
+
+def test_a_lead_in_paragraph_keeps_the_list_it_introduces():
+    text = (
+        "# Session Start\n## The Shop\nAfter the fight in the market she went back to the shop of the old gnome "
+        "and later inspected her new magic item in the light. It is cursed with the following effects:\n"
+        "- Your hair turns white\n- You cannot lie\n"
+    )
+    note = parse_note(text, "Session 16.md", NotesConfig())
+    chunks = chunk_note(note, "demo", CFG)
+    cursed = next(c for c in chunks if "cursed" in c.text)
+    assert "Your hair turns white" in cursed.text and "You cannot lie" in cursed.text
+    apart = chunk_note(note, "demo", ChunkingConfig(lead_in=False))
+    assert "Your hair turns white" not in next(c for c in apart if "cursed" in c.text).text

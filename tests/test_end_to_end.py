@@ -26,7 +26,7 @@ def test_demo_notes_answer_a_search(tmp_path, real_embedder):
             .hits
         )
         assert "map of the mines" in hits[0].chunk.text and hits[0].chunk.session == 2
-        assert hits[0].chunk.name.startswith("C1 Session 2 · Part ") and hits[0].chunk.heading
+        assert hits[0].chunk.name.startswith("C1 Session 2 · A Deal with Nostoc Greyspine") and hits[0].chunk.heading
         assert pipeline.index(notes).embedded == 0
     finally:
         pipeline.close()

@@ -133,7 +133,7 @@ def test_many_passages_on_one_page_stay_apart_by_name(tmp_path):
     pdf.output(str(tmp_path / "Rain.pdf"))
     chunks = chunk_notes(load_notes(tmp_path, CFG)[0], "demo", ChunkingConfig(max_chars=400))
     assert len(chunks) > 1 and {c.page for c in chunks} == {1}
-    assert [c.name for c in chunks][:2] == ["Rain, p. 1", "Rain, p. 1 · Part 2"]
+    assert [c.name for c in chunks][:2] == ["Rain, p. 1", "Rain, p. 1 (2)"]
     assert len({c.name for c in chunks}) == len(chunks)
 
 
@@ -182,7 +182,7 @@ def test_mail_headers_are_metadata_and_quotes_and_signature_are_dropped(loaded):
     }
     # Cut by paragraph: the short greeting joins the next paragraph, the long ones stay apart.
     assert len(chunks) == 2 and chunks[1].text.endswith(docfiles.MAIL_PARAGRAPHS[2])
-    assert [c.name for c in chunks] == ["Session 12 recap · Part 1", "Session 12 recap · Part 2"]
+    assert [c.name for c in chunks] == ["Session 12 recap", "Session 12 recap (2)"]
 
 
 def test_plain_text_mail_export_and_a_note_that_only_mentions_from(loaded, tmp_path):
@@ -249,7 +249,7 @@ def test_title_session_pattern_is_configurable(tmp_path):
     note = load_notes(tmp_path, cfg)[0][0]
     assert (note.session, note.session_from) == (21, "title")
     chunk = chunk_notes([note], "demo", ChunkingConfig())[0]
-    assert (chunk.session, chunk.session_from, chunk.name) == (21, "title", "Session 21 · Part 1")
+    assert (chunk.session, chunk.session_from, chunk.name) == (21, "title", "Session 21")
 
 
 def test_a_chunk_without_a_session_says_where_it_is_from(tmp_path):

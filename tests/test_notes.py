@@ -322,3 +322,17 @@ def test_unreadable_subfolder_is_reported(tmp_path):
 def test_kind_is_the_top_level_folder():
     note = parse_note("# Yorb\nA guide.\n", "NPCs/Port Nyanzaru/Yorb.md", NotesConfig())
     assert note.kind == "NPCs"
+
+
+def test_obsidian_templates_are_not_notes(tmp_path):
+    (tmp_path / "assets" / "Templates").mkdir(parents=True)
+    (tmp_path / "assets" / "Templates" / "NPC.md").write_text("# Character Profile\n## Goals\n- \n## Notes\n- x\n")
+    (tmp_path / "Session template.md").write_text("# {{title}}\nDate: {{date:YYYY-MM-DD}}\n## Recap\n- \n")
+    (tmp_path / "Templater.md").write_text("# Session <% tp.file.title %>\n- what happened\n")
+    (tmp_path / "Session 1.md").write_text("# Session Start\n- The party meets a templar called Tem Plates.\n")
+    notes, skipped = load_notes(tmp_path, CFG)
+    assert [n.source for n in notes] == ["Session 1.md"]
+    assert [s.source for s in skipped] == ["Session template.md", "Templater.md", "assets/Templates/NPC.md"]
+    assert all(s.reason.startswith("a template, not a note") for s in skipped)
+    kept, _ = load_notes(tmp_path, NotesConfig(skip_templates=False))
+    assert len(kept) == 4

@@ -4,8 +4,9 @@ import pytest
 
 from rag.config import load_config
 from rag.errors import CampaignNotFoundError, ChroniclerError
-from rag.models import Filters
+from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
+from rag.search.retrieval import rrf
 from tests.fakes import FakeEmbedder
 from tests.helpers import SMALL_CAMPAIGN, write_notes
 
@@ -164,3 +165,11 @@ def test_first_mention_keeps_to_the_session_cap_and_to_first_time_questions(kima
     for question in ("Who is Lady Kima?", "What did Kima do first in the council?"):
         candidates = kima.with_settings({"retrieval.mode": "hybrid"}).search(question).candidates
         assert candidates and all("first_mention" not in h.scores for h in candidates)
+
+
+def test_equal_scores_share_a_rank_in_the_fusion():
+    """Two passages of a two-passage note have the same context window and score: the engine's order between
+    them must not decide the fused ranking."""
+    a, b, c = (Chunk(campaign="t", source="S.md", position=i, text=f"passage {i}", name=f"S {i}") for i in range(3))
+    fused = rrf({"context": [(a, 2.0), (b, 2.0), (c, 1.0)]}, 10, {"context": 1.0})
+    assert fused[a.id] == fused[b.id] == pytest.approx(1 / 11) and fused[c.id] == pytest.approx(1 / 13)

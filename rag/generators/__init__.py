@@ -22,7 +22,7 @@ SYSTEM_PROMPT = (
     "Rules:\n"
     "1. Use only facts stated in the notes. Do not use outside knowledge and do not guess.\n"
     "2. After every sentence that states a fact, cite the passage it comes from with its label exactly as "
-    "written, e.g. [Session 5 · Part 3]. Cite only labels that appear in the notes below.\n"
+    "written, e.g. [Session 5 · The Sunken Tavern]. Cite only labels that appear in the notes below.\n"
     f'3. If the notes do not contain the answer, reply exactly: "{NOT_IN_NOTES}." and nothing else.\n'
     "4. Be brief: a few sentences. If the question asks which session or when, name the session(s)."
 )
@@ -40,7 +40,7 @@ class Generator(ABC):
 
     @abstractmethod
     def generate(self, question: str, hits: list[Hit], history: History | None = None) -> Iterator[str]:
-        """Yield the answer in pieces. Every claim must carry a ``[Session N · Part M]`` citation."""
+        """Yield the answer in pieces. Every claim must carry a ``[Session N · Scene]`` citation."""
 
     def support(self, question: str, hits: list[Hit]) -> float | None:
         """How well ``hits`` can answer, 0..1, when a backend can tell before generating; else None.

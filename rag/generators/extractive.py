@@ -185,11 +185,12 @@ def _new_name(question: str, sentence: str) -> bool:
 
 
 def _session_name(hit: Hit) -> str:
-    """The passage's note as its name reads ("C1 Session 2" of "C1 Session 2 · Part 11")."""
+    """The passage's note as players name it: "C1 Session 2", or a document's or page's title."""
     c = hit.chunk
-    if c.session is None:
+    if c.session is None or c.file_type != "markdown":
         return c.title or c.source
-    return c.name.split(" · ")[0] or f"Session {format_session(c.session)}"
+    label = f"Session {format_session(c.session)}"
+    return f"C{c.campaign_no} {label}" if c.campaign_no is not None else label
 
 
 def _join(items: list[str]) -> str:

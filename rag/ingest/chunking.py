@@ -20,14 +20,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import PurePosixPath
 
 from rag.config import ChunkingConfig
 from rag.ingest.blocks import Piece, join, parse_sections
 from rag.ingest.markdown import entities_of
 from rag.models import Chunk, Note, format_session
+from rag.names import norm
 
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n")
 _WORD = re.compile(r"\S+")
+MAX_HEADING = 60  # characters of a heading in a passage name
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -89,18 +92,27 @@ def _split(piece: Piece, budget: int, overlap: int) -> list[Piece]:
     return out
 
 
-def _pack(units: list[Piece], budget: int, min_chars: int) -> list[Piece]:
-    """Pack consecutive prose paragraphs up to ``budget``; a piece under ``min_chars`` takes in the next."""
+def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True) -> list[Piece]:
+    """Pack consecutive prose paragraphs up to ``budget``; a piece under ``min_chars`` takes in the next.
+
+    ``lead_in``: a paragraph ending in ":" ("It is cursed with the following effects:") takes in the list
+    items after it, as far as they fit: apart, the list says nothing of what it lists."""
     out: list[Piece] = []
+    opened = False  # the last piece ends with a lead-in paragraph and is taking in list items
     for unit in units:
         if out:
             prev = out[-1]
             sep = "\n\n" if prev.prose or unit.prose else "\n"
             fits = len(prev.text) + len(sep) + len(unit.text) <= budget
+            if opened and not unit.prose and fits:
+                out[-1] = join([prev, unit], ["\n"])
+                continue
             if fits and (len(prev.text) < min_chars or (prev.prose and unit.prose)):
                 out[-1] = join([prev, unit], [sep], prose=prev.prose and unit.prose)
+                opened = lead_in and unit.prose and unit.text.rstrip().endswith(":")
                 continue
         out.append(unit)
+        opened = lead_in and unit.prose and unit.text.rstrip().endswith(":")
     # A tiny *last* piece stays alone: "Herris gives them a map." glued onto a long bullet before it
     # drowns in that bullet's embedding (measured on CRD3: no gain, and the fact stops ranking first).
     return out
@@ -109,27 +121,28 @@ def _pack(units: list[Piece], budget: int, min_chars: int) -> list[Piece]:
 def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]:
     """The note's chunks in reading order, positions 0, 1, 2, …"""
     chunks: list[Chunk] = []
-    on_page: dict[int | None, int] = {}  # chunks so far per page, for "p. 4 · Part 2"
+    named: dict[tuple, int] = {}  # passages so far per (page, heading), for "Session 5 · The Tavern (2)"
     for section in parse_sections(note):
         prefix = _prefix(note, section.heading, config)
         budget = max(config.max_chars - (len(prefix.text) + 1 if prefix else 0), config.max_chars // 2)
         units: list[Piece] = []
         for unit in section.units:
             units += _split(unit, budget, config.overlap_sentences) if len(unit.text) > budget else [unit]
-        for piece in _pack(units, budget, config.min_chars):
+        for piece in _pack(units, budget, config.min_chars, config.lead_in):
             if not piece.text.strip():
                 continue
             full = join([prefix, piece], ["\n"]) if prefix else piece
             entities, aliases = entities_of(full.links)
-            on_page[section.page] = on_page.get(section.page, 0) + 1
+            heading = section.heading.text if section.heading else ""
+            named[section.page, heading] = nth = named.get((section.page, heading), 0) + 1
             chunks.append(
                 Chunk(
                     campaign=campaign,
                     source=note.source,
                     position=len(chunks),
                     text=full.text,
-                    name=_name(note, len(chunks), section.page, on_page[section.page]),
-                    heading=section.heading.text if section.heading else "",
+                    name=_name(note, heading, section.page, nth),
+                    heading=heading,
                     session=note.session,
                     campaign_no=note.campaign_no,
                     kind=note.kind,
@@ -166,32 +179,45 @@ def with_context(chunks: list[Chunk], window: int) -> list[Chunk]:
 
 
 def _prefix(note: Note, heading: Piece | None, config: ChunkingConfig) -> Piece | None:
-    """Scene heading; pages (not sessions) also get their title, since "Goal" alone says whose goal. So do
-    PDFs, mails and documents, whose title ("Handout 3") is how players refer to them."""
+    """Scene heading; pages (not sessions) also get their name and title, since "Goal" alone says whose
+    goal. So do PDFs, mails and documents, whose title ("Handout 3") is how players refer to them."""
     if not config.heading_prefix:
         return None
-    parts = [heading] if heading and heading.text else []
-    titled = note.kind != "session" or note.file_type != "markdown"
-    if titled and note.title and not (heading and heading.text == note.title):
-        parts.insert(0, Piece(note.title, [(0, heading.line_start if heading else note.body_line)]))
+    parts: list[Piece] = []
+    if note.kind != "session" or note.file_type != "markdown":
+        said = {norm(heading.text)} if heading else set()
+        for text in (note_label(note), note.title):  # "Ras Nsi", then its first heading "Character Profile"
+            if text and norm(text) not in said:
+                parts.append(Piece(text, [(0, heading.line_start if heading else note.body_line)]))
+                said.add(norm(text))
+    if heading and heading.text:
+        parts.append(heading)
     return join(parts, ["\n"] * (len(parts) - 1)) if parts else None
 
 
-def _name(note: Note, position: int, page: int | None = None, nth_on_page: int = 1) -> str:
-    """How citations name a chunk: "Session 5 · Part 3", "Foreman Herris · Part 1", "Handout 3, p. 4".
+def note_label(note: Note) -> str:
+    """What a note is called in passage names and citations: "Session 5" ("C2 Session 20") for a session
+    note; else its own name, the front-matter title or the file name, rather than its first heading (NPC
+    pages made from one template all start "# Character Profile"); documents by their title.
 
     Other files than Markdown are named by their title even when they hold a session number: an e-mailed
     "Session 12 recap" must not share names with ``Session 12.md``, or a citation could not tell them apart."""
-    if page is not None:
-        label = f"{note.title}, p. {page}"
-        return label if nth_on_page == 1 else f"{label} · Part {nth_on_page}"
-    if note.kind == "session" and note.session is not None and note.file_type == "markdown":
+    if note.file_type != "markdown":
+        return note.title
+    if note.kind == "session" and note.session is not None:
         label = f"Session {format_session(note.session)}"
-        if note.campaign_no is not None:
-            label = f"C{note.campaign_no} {label}"
-    else:
-        label = note.title
-    return f"{label} · Part {position + 1}"
+        return f"C{note.campaign_no} {label}" if note.campaign_no is not None else label
+    front = note.front_matter.get("title")
+    return front.strip() if isinstance(front, str) and front.strip() else PurePosixPath(note.source).stem
+
+
+def _name(note: Note, heading: str, page: int | None, nth: int) -> str:
+    """A passage's name: "Session 5 · The Sunken Tavern", "Ras Nsi · Personality", "Handout 3, p. 4"; the
+    second passage under one heading (or page) gets "(2)", and so on."""
+    label = f"{note.title}, p. {page}" if page is not None else note_label(note)
+    if heading and page is None and norm(heading) != norm(label):
+        label = f"{label} · {heading if len(heading) <= MAX_HEADING else heading[: MAX_HEADING - 1] + '…'}"
+    return label if nth == 1 else f"{label} ({nth})"
 
 
 def chunk_notes(notes: Iterable[Note], campaign: str, config: ChunkingConfig) -> list[Chunk]:

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
+import re
+from pathlib import Path, PurePosixPath
 
 from rag.config import NotesConfig
 from rag.errors import NotesError
 from rag.ingest import formats
 from rag.ingest.parse import find_header, parse_note
 from rag.models import Note
+
+_TEMPLATE_FOLDER = re.compile(r"[_.\s-]*templates?", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\{\{\s*(?:title|date|time)\b[^}]*\}\}|<%[*_-]?\s*tp\.", re.IGNORECASE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +101,8 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
         return Skipped(source, problem)
     if suffix == ".txt" and formats.looks_like_mail(text):  # a plain-text mail export
         return _read_document(data, source, ".eml", config)
+    if config.skip_templates and is_template(source, text):
+        return Skipped(source, "a template, not a note ({{title}} placeholders or a templates folder)")
     note = parse_note(text, source, config)
     if not note.body.strip():
         header = config.narrative_header.strip()
@@ -104,6 +110,14 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
             return Skipped(source, f"nothing after the '{header}' header")
         return Skipped(source, "no text besides the front matter and title")
     return note if not warning else _with_warning(note, warning)
+
+
+def is_template(source: str, text: str) -> bool:
+    """Obsidian's core templates and Templater: a file in a ``templates`` folder, or one whose text holds
+    their placeholders. Indexed, a template's empty headings answer questions and show up as citations
+    that look like a session's."""
+    folders = PurePosixPath(source).parts[:-1]
+    return any(_TEMPLATE_FOLDER.fullmatch(f) for f in folders) or bool(_PLACEHOLDER.search(text))
 
 
 def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig) -> Note | Skipped:

@@ -16,6 +16,7 @@ from rag.errors import ChroniclerError
 from rag.expanders import QueryExpander
 from rag.models import Chunk, Filters, Hit
 from rag.rerankers import Reranker
+from rag.search import structure
 from rag.search.aliases import AliasTable
 from rag.search.first_mention import asks_first_mention, first_mention_passages
 from rag.stores import Store
@@ -36,12 +37,19 @@ class Retrieval:
     notices: list[str] = field(default_factory=list)  # optional stages skipped, with the fix (lenient pipelines)
 
 
-def rrf(rankings: dict[str, list[Chunk]], k: int, weights: dict[str, float]) -> dict[str, float]:
-    """Weighted Reciprocal Rank Fusion: sum over lists of weight / (k + rank)."""
+def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[str, float]) -> dict[str, float]:
+    """Weighted Reciprocal Rank Fusion: sum over lists of weight / (k + rank).
+
+    Equal scores share the better rank: two passages of a two-passage note have the same context window, so
+    the same context score, and the engine's order between them is arbitrary (it changed an eval between two
+    builds of the same index)."""
     fused: dict[str, float] = {}
-    for stage, chunks in rankings.items():
+    for stage, found in rankings.items():
         w = weights.get(stage, 1.0)
-        for rank, chunk in enumerate(chunks, start=1):
+        rank, previous = 0, None
+        for position, (chunk, score) in enumerate(found, start=1):
+            if score != previous:
+                rank, previous = position, score
             fused[chunk.id] = fused.get(chunk.id, 0.0) + w / (k + rank)
     return fused
 
@@ -112,7 +120,7 @@ class Retriever:
         for query, vector in zip(queries, vectors, strict=True):
             stage_queries = self._stage_queries(query, mode)
             rankings = self._first_stage(stage_queries, vector, max(cfg.candidates, k), filters, timings)
-            found.append(self._merge(rankings, mode, stage_queries))
+            found.append(self._merge(rankings, mode, stage_queries, self._link_search(vector, filters)))
             variants = variants or stage_queries  # the original question's, for the trace
         candidates = found[0] if len(found) == 1 else best_per_chunk(found)
         if self.reranker is not None and candidates:
@@ -178,7 +186,25 @@ class Retriever:
                 hit.ranks["rerank"] = rank
         return head + tail
 
-    def _merge(self, rankings: dict[str, list[tuple[Chunk, float]]], mode: str, variants: dict[str, str]) -> list[Hit]:
+    def _link_search(self, vector, filters: Filters) -> structure.LinkSearch | None:
+        """Session passages that link a page, best first by meaning, within the search's own filters."""
+        if vector is None or filters.entities:  # keyword-only, or the player already chose whose passages
+            return None
+        limit = self.config.retrieval.candidates
+
+        def search(pages: tuple[str, ...]) -> list[Chunk]:
+            linking = Filters(**{**vars(filters), "entities": pages})
+            return [c for c, _ in self.store.dense_search(self.collection, vector, limit, linking)]
+
+        return search
+
+    def _merge(
+        self,
+        rankings: dict[str, list[tuple[Chunk, float]]],
+        mode: str,
+        variants: dict[str, str],
+        link_search: structure.LinkSearch | None = None,
+    ) -> list[Hit]:
         cfg = self.config.retrieval
         chunks: dict[str, Chunk] = {}
         scores: dict[str, dict[str, float]] = {}
@@ -189,28 +215,34 @@ class Retriever:
                 scores.setdefault(chunk.id, {})[stage] = float(score)
                 ranks.setdefault(chunk.id, {})[stage] = rank
         if mode == "hybrid":
-            fused = rrf(
-                {s: [c for c, _ in found] for s, found in rankings.items()},
-                cfg.rrf_k,
-                {
-                    "dense": cfg.dense_weight,
-                    "keyword": cfg.keyword_weight,
-                    "context": cfg.context_weight,
-                    "first_mention": cfg.first_mention_weight,
-                },
-            )
+            weights = {
+                "dense": cfg.dense_weight,
+                "keyword": cfg.keyword_weight,
+                "context": cfg.context_weight,
+                "first_mention": cfg.first_mention_weight,
+            }
+            question = variants["dense"]
+            fused, links = structure.reweigh(question, rrf(rankings, cfg.rrf_k, weights), chunks, cfg, link_search)
             for cid, value in fused.items():
-                scores[cid]["fused"] = value
+                scores.setdefault(cid, {})["fused"] = value
+                ranks.setdefault(cid, {})
+            for rank, cid in enumerate(sorted(links, key=lambda c: -links[c]), start=1):
+                scores[cid]["links"], ranks[cid]["links"] = links[cid], rank
             order = sorted(fused, key=lambda cid: -fused[cid])
+            pinned = structure.subject_page(question, order, chunks, self.aliases) if cfg.subject_page_first else None
+            if pinned is not None:  # first, with the best score, so a threshold never drops it
+                order = [pinned, *(cid for cid in order if cid != pinned)]
+                fused[pinned] = max(fused.values())
             final = fused
         else:
             stage = next(iter(rankings))
             order = [c.id for c, _ in rankings[stage]]
             final = {cid: scores[cid][stage] for cid in order}
         hits = []
+        stage_text = {**variants, "links": variants.get("dense", "")}
         for rank, cid in enumerate(order, start=1):
             ranks[cid]["first_stage"] = rank
             # the variant that ranked it best is the one that "found" it
-            best = min((r, stage) for stage, r in ranks[cid].items() if stage in variants)[1]
-            hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid], variants[best]))
+            best = min((r, stage) for stage, r in ranks[cid].items() if stage in stage_text)[1]
+            hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid], stage_text[best]))
         return hits

@@ -1,0 +1,95 @@
+"""Session notes and reference pages: what a question wants from each.
+
+A campaign vault holds two kinds of notes. Session notes say what happened, and when; reference pages (people,
+places, factions, lore: a third to a half of a real vault's passages) say who or what something is. A page is
+short and starts with its subject's name, so it matches almost any question that names the subject and crowds
+the session passages out of the top k. Three rules, each a setting, measured in docs/EVALUATION.md:
+
+- a question about what happened counts page passages for less (``retrieval.reference_weight``);
+- "Who is X?" gets X's own page first (``retrieval.subject_page_first``);
+- a page that matches lends its score to the session passages that ``[[link]]`` it
+  (``retrieval.link_weight``): the notes' own links say where its subject acted, even when those passages share
+  no word with the question ("the dragon turtle" → the Aremag page → the session where the party paid Aremag).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from rag.config import RetrievalConfig
+from rag.models import Chunk
+from rag.names import names, norm
+from rag.search.aliases import AliasTable
+
+# "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
+_DEFINITION = re.compile(r"^\s*(?:who|what)(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I)
+MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about events
+
+LinkSearch = Callable[[tuple[str, ...]], list[Chunk]]  # page names → session passages linking them
+
+
+def asks_definition(question: str) -> bool:
+    """A question about who or what something is, rather than about what happened."""
+    return bool(_DEFINITION.search(question)) and len(question.split()) <= MAX_DEFINITION_WORDS
+
+
+def is_reference(chunk: Chunk) -> bool:
+    """A passage of a reference page: no session number, and not a mailed recap (mails tell events)."""
+    return chunk.session is None and chunk.file_type != "email"
+
+
+def page_names(chunk: Chunk) -> tuple[str, ...]:
+    """How ``[[links]]`` name the page a passage is from: its file name (Obsidian links by it), and its title."""
+    return tuple(dict.fromkeys(n for n in (PurePosixPath(chunk.source).stem, chunk.title) if n))
+
+
+def reweigh(
+    question: str,
+    fused: dict[str, float],
+    chunks: dict[str, Chunk],
+    config: RetrievalConfig,
+    link_search: LinkSearch | None,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The fused scores with the page rules applied, and the link bonus per passage that got one.
+
+    Passages found only through a link are added to ``chunks`` and ``fused``."""
+    fused = dict(fused)
+    links: dict[str, float] = {}
+    if config.link_weight > 0 and link_search is not None:
+        top = sorted(fused, key=lambda cid: -fused[cid])[: config.link_pages]
+        pages: dict[str, str] = {}  # a page's source → its best passage among the top: one bonus per page
+        for cid in top:
+            if is_reference(chunks[cid]):
+                pages.setdefault(chunks[cid].source, cid)
+        for cid in pages.values():
+            for passage in link_search(page_names(chunks[cid])):
+                if passage.session is None:
+                    continue
+                chunks.setdefault(passage.id, passage)
+                links[passage.id] = links.get(passage.id, 0.0) + config.link_weight * fused[cid]
+        for cid, bonus in links.items():
+            fused[cid] = fused.get(cid, 0.0) + bonus
+    if config.reference_weight != 1.0 and not asks_definition(question):
+        for cid in fused:
+            if is_reference(chunks[cid]):
+                fused[cid] *= config.reference_weight
+    return fused, links
+
+
+def subject_page(question: str, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None) -> str | None:
+    """For "Who is X?": the best-ranked passage of X's own page (by its name, or a name the notes give X)."""
+    if not asks_definition(question):
+        return None
+    wanted = {norm(n) for n in names(question)}
+    if aliases is not None:
+        wanted |= {norm(entity) for entity in aliases.mentions(question).values()}
+    said = f" {norm(question)} "
+    for cid in order:
+        chunk = chunks[cid]
+        if is_reference(chunk) and any(
+            norm(n) in wanted or f" {norm(n)} " in said for n in page_names(chunk) if len(norm(n)) >= 3
+        ):
+            return cid
+    return None

@@ -1,0 +1,73 @@
+"""Session notes and reference pages (rag/search/structure.py), on both engines, with the fake embedder:
+pages count for less when a question asks what happened, "Who is X?" gets X's own page first, and a page
+that matches lends its score to the session passages that link it, within the search's own filters."""
+
+import pytest
+
+from rag.models import Filters
+from rag.search.structure import asks_definition
+from tests.test_retrieval import indexed
+
+VAULT = {
+    "NPCs/Aremag.md": "# Aremag\nAn old dragon turtle of the harbour who demands a toll from every ship.\n",
+    "NPCs/Ras Nsi.md": "# Character Profile\n## Personality\nA fallen prince, proud and cruel, who wants his "
+    "city back.\n",
+    "Session 1.md": "# Session Start\n## The Harbour\n- The party sails into the harbour at dawn and sells "
+    "the cargo.\n",
+    "Session 2.md": "# Session Start\n## Paying up\n- We paid [[Aremag]] forty gold so he would leave us alone.\n",
+    "Session 3.md": "# Session Start\n## Again\n- [[Aremag]] came back and asked for more.\n",
+    "Session 4.md": "# Session Start\n## The Toll\n- At the harbour a dragon turtle stopped our ship.\n",
+}
+TOLL = "How much did we pay to get the dragon turtle off our backs?"
+
+
+@pytest.fixture(params=["qdrant", "edge"])
+def vault(request, tmp_path):
+    p = indexed(tmp_path, request.param, VAULT, "s")
+    yield p
+    p.close()
+
+
+def sources(result) -> list[str]:
+    return [h.chunk.source for h in result.hits]
+
+
+def test_a_matching_page_lends_its_score_to_the_sessions_that_link_it(vault):
+    result = vault.search(TOLL)
+    linked = {h.chunk.source: h for h in result.hits if "links" in h.scores}
+    assert {"Session 2.md", "Session 3.md"} <= set(linked)  # they share no word of the question with it
+    assert linked["Session 2.md"].scores["links"] > 0
+    off = vault.with_settings({"retrieval.link_weight": 0}).search(TOLL)
+    assert all("links" not in h.scores for h in off.candidates)
+
+
+def test_links_stay_within_the_filters(vault):
+    capped = vault.search(TOLL, filters=Filters(session_max=2))
+    assert "Session 2.md" in sources(capped)
+    assert all(h.chunk.session is None or h.chunk.session <= 2 for h in capped.candidates)
+
+
+def test_pages_count_for_less_when_the_question_asks_what_happened(vault):
+    question = "What did the old dragon turtle demand from every ship?"
+    equal = vault.with_settings({"retrieval.reference_weight": 1.0, "retrieval.link_weight": 0}).search(question)
+    ruled = vault.with_settings({"retrieval.link_weight": 0}).search(question)
+    assert sources(equal)[0] == "NPCs/Aremag.md"  # the short page with every word wins on its own
+    assert sources(ruled)[0] == "Session 4.md" and "NPCs/Aremag.md" in sources(ruled)
+    page = next(h for h in ruled.candidates if h.chunk.source == "NPCs/Aremag.md")
+    same = next(h for h in equal.candidates if h.chunk.source == "NPCs/Aremag.md")
+    assert page.scores["fused"] == pytest.approx(same.scores["fused"] / 2)
+
+
+def test_who_is_x_gets_xs_own_page_first_named_by_its_file(vault):
+    top = vault.search("Who is Ras Nsi?").hits[0]
+    assert top.chunk.source == "NPCs/Ras Nsi.md"
+    assert top.chunk.name == "Ras Nsi · Personality"  # not "Character Profile", the template's heading
+    assert top.chunk.text.startswith("Ras Nsi\nCharacter Profile\nPersonality")  # the name is searchable
+    assert not asks_definition("What did Ras Nsi do in the city?")
+    assert asks_definition("Who's Aremag?") and asks_definition("what are the Harpers")
+    assert not asks_definition("What is the name of the ship we sold?")
+
+
+def test_keyword_mode_is_left_alone(vault):
+    result = vault.with_settings({"retrieval.mode": "keyword"}).search(TOLL)
+    assert all("links" not in h.scores and "fused" not in h.scores for h in result.candidates)
