@@ -15,25 +15,18 @@ import pandas as pd
 from rag.ingest.indexing import IndexReport
 from rag.models import Chunk, Hit, format_session
 
-STAGES = ("dense", "keyword", "context", "first_mention", "fused", "rerank")
-
-
+STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "rerank")
 STAGE_LABELS = {
     "dense": "Meaning (dense)",
     "keyword": "Exact words (keyword)",
     "context": "Exact words nearby (keyword, with neighbouring passages)",
     "first_mention": "First mention (earliest passages naming who you asked about)",
+    "links": "Linked from a matching page (a session passage that links it)",
     "fused": "Combined (fused)",
     "rerank": "Reranked",
 }
-
-
 MODE_STAGES = {"dense": ("dense",), "keyword": ("keyword",), "hybrid": ("dense", "keyword", "fused")}
-
-
 SHOWN, BELOW, BEYOND = "shown", "below threshold", "not in top-k"
-
-
 NO_SESSION = "no session"
 
 

@@ -142,7 +142,10 @@ stage_help = {
     "and after it, so a bullet is found by a name in the bullet before it (BM25).",
     "first_mention": 'Hybrid, "when did we first meet …" questions only: 1 for the earliest passage in your '
     "notes naming who you asked about, 1/2 for the next passage naming them in that note, and so on.",
-    "fused": "Hybrid only: the rankings combined (reciprocal rank fusion).",
+    "links": "Hybrid only: a session passage that [[links]] a character, place or lore page among the best "
+    "matches gets part of that page's score: the notes' own links say where the page's subject appears.",
+    "fused": "Hybrid only: the rankings combined (reciprocal rank fusion); a character, place or lore page counts "
+    "half unless you ask who or what something is.",
     "rerank": "Score from a reranking model, when one is configured.",
 }
 columns = {s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES}

@@ -201,7 +201,15 @@ def test_hybrid_mode_and_threshold_change_the_table(tmp_path):
     assert table["context"].notna().any()  # the keyword stage over each passage with its neighbours
     stage_rows = [trace["name"] for trace in plotly(at, 0)["data"]]
     assert len(at.get("plotly_chart")) == 3
-    assert stage_rows == ["Meaning (dense)", "Exact words (keyword)", STAGE_LABELS["context"], "Combined (fused)"]
+    # the Grog page is among the best matches, so the session passages that link [[Grog]] get a "links" score
+    linked = [STAGE_LABELS["links"]] if table["links"].notna().any() else []
+    assert stage_rows == [
+        "Meaning (dense)",
+        "Exact words (keyword)",
+        STAGE_LABELS["context"],
+        *linked,
+        "Combined (fused)",
+    ]
 
     at.radio(key="mode").set_value("dense")
     at.run()
