@@ -21,9 +21,9 @@ MODE, TOP_K, SESSION_CAP, RERANK = "mode", "top_k", "session_cap", "rerank"
 EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
 MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
 EXPAND_HELP = (
-    "Query expansion: a language model writes other ways to ask your question (other words, the names "
-    "it implies), and each is searched too; every passage keeps its best match. Needs a language model: "
-    "set one up in Settings → Answers."
+    'Also search your question with the other names your notes give the people and places in it ("the '
+    'Professor" is Locke Hancock), and, with a language model set up in Settings → Answers, other wordings '
+    "it writes. Every passage keeps its best match."
 )
 RERANK_HELP = (
     "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
@@ -151,12 +151,12 @@ def _search_controls(config: Config, campaign: str) -> None:
             1,
             8,
             key=PHRASINGS,
-            help="More phrasings find more, but each one costs a language-model call and a search.",
+            help="More phrasings find more, but each one is one more search (and, with a language model, a call).",
         )
         if not llm_configured(config.answer):
             st.caption(
-                ":material/info: Needs a language model: choose one in Settings → Answers. "
-                "Until then searches use your question as typed."
+                ":material/info: Without a language model, only other names from your notes are searched. "
+                "Add one in Settings → Answers for other wordings too."
             )
     top, step, default = threshold_range(mode, config)
     tkey = threshold_key(mode)

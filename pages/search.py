@@ -85,8 +85,7 @@ summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")
 st.caption(" · ".join(summary))
 if result.queries[1:]:
     st.caption(
-        "Also searched these phrasings, written by the language model: "
-        + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
+        "Also searched these phrasings: " + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
         help="Question expansion (sidebar). Each passage keeps its best match; 'found by' in the table "
         "below says which phrasing found it.",
     )

@@ -141,7 +141,9 @@ class Pipeline:
         notices: list[str] = []
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
         expander = self._optional("Question expansion", lambda: self.expander, notices)
-        aliases = self.aliases(campaign) if self.config.retrieval.alias_expansion else None
+        r = self.config.retrieval
+        needs_names = r.alias_expansion or r.query_expansion or (r.subject_page_first and r.mode == "hybrid")
+        aliases = self.aliases(campaign) if needs_names else None
         embedder = self.embedder_for(self.config.retrieval.mode)
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
         result = retriever.retrieve(question, filters)

@@ -334,17 +334,19 @@ def test_rerank_toggle_without_a_model_says_so_and_still_searches(tmp_path, monk
     assert len(table) and table["rerank"].isna().all()  # no pretend rerank scores
 
 
-def test_expand_toggle_without_an_llm_says_so_and_still_searches(tmp_path):
+def test_expand_toggle_without_an_llm_searches_the_notes_other_names(tmp_path):
     indexed(tmp_path)
     at = start("pages/search.py")
     at.toggle(key="expand").set_value(True)
     at.run()
-    assert "Needs a language model" in texts(at.sidebar.caption)
-    at.text_input(key="question").set_value("Grog greataxe duergar")
+    assert "only other names from your notes" in texts(at.sidebar.caption)
+    at.text_input(key="question").set_value("Which bear did Vex tame?")
     at.run()
-    assert not at.exception and not at.error
-    assert "Question expansion is off" in texts(at.warning) and "Settings" in texts(at.warning)
-    assert len(at.dataframe[0].value)  # searched the question as typed
+    assert not at.exception and not at.error and not at.warning
+    assert "Which bear did Vex'ahlia tame?" in texts(at.caption)  # [[Vex'ahlia|Vex]] in the notes
+    at.text_input(key="question").set_value("Grog greataxe duergar")  # no other name: the feedback phrasing
+    at.run()
+    assert not at.warning and "Also searched these phrasings: **Grog greataxe duergar " in texts(at.caption)
 
 
 def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path, monkeypatch, llm_server):

@@ -20,3 +20,24 @@ def test_alias_table_from_links():
     assert table.expand("When did we meet Osiris?") == ["the Keeper"]
     assert table.expand("Who is Pikeman?") == []  # whole words only
     assert AliasTable.from_names(table.names).expand("the KEEPER") == ["Osiris"]
+
+
+def test_feedback_adds_the_words_that_set_the_best_passages_apart():
+    from rag.expanders.vault import feedback
+    from rag.models import Hit
+
+    texts = [
+        "The ship is carrying a secret cargo of fantasy LSD.",
+        "Our ship docks and the cargo is unloaded at night.",
+        "The captain of the ship hides the cargo below deck.",
+        *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
+    ]
+    found = [
+        Hit(Chunk(campaign="t", source=f"S{i}.md", position=0, text=t, name=f"S{i}"), 1.0 / (i + 1), i + 1)
+        for i, t in enumerate(texts)
+    ]
+    phrasing = feedback("What contraband was the boat hauling?", found)
+    assert phrasing.startswith("What contraband was the boat hauling? ")
+    added = phrasing.split("? ", 1)[1].split()
+    assert added[:2] == ["ship", "cargo"] and "party" not in added and "the" not in added
+    assert feedback("What contraband was the boat hauling?", found[:3]) == ""  # too little to tell apart

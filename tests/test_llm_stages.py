@@ -2,6 +2,8 @@
 ``openai`` client against the tiny OpenAI-compatible server in tests/llm_server.py, on both engines.
 Without a configured LLM each stage says so, with the fix, instead of silently doing nothing."""
 
+import json
+
 import pytest
 
 from rag.cli import main
@@ -23,7 +25,7 @@ class ScriptedExpander(QueryExpander):
     def __init__(self, config=None):
         pass
 
-    def expand(self, question, n):
+    def expand(self, question, n, aliases=None, found=None):
         return ScriptedExpander.phrasings[:n]
 
 
@@ -112,8 +114,8 @@ def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
     assert merged.hits[0].score >= merged.hits[-1].score
 
 
-def test_expansion_without_an_llm_says_so_with_the_fix(tmp_path, capsys):
-    p = make_pipeline(tmp_path, "qdrant", **{"retrieval.query_expansion": True})
+def test_llm_expansion_without_an_llm_says_so_with_the_fix(tmp_path, capsys):
+    p = make_pipeline(tmp_path, "qdrant", **{"retrieval.query_expansion": True, "retrieval.expander": "llm"})
     try:
         with pytest.raises(ModelUnavailableError) as info:
             p.search("Who is the keeper?")
@@ -122,14 +124,14 @@ def test_expansion_without_an_llm_says_so_with_the_fix(tmp_path, capsys):
     assert "Query expansion needs an LLM" in str(info.value) and "Settings page" in info.value.hint
 
 
-def test_cli_expand_flag_without_an_llm_is_one_line(tmp_path, capsys, monkeypatch):
+def test_cli_expand_flag_with_the_llm_expander_and_no_llm_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "Session 1.md").write_text(SMALL_CAMPAIGN["Session 3.md"])
     assert main(["index", "--notes", str(notes), "--campaign", "x"]) == 0
     capsys.readouterr()
-    assert main(["search", "letter", "--campaign", "x", "--expand", "3"]) == 1
+    assert main(["search", "letter", "--campaign", "x", "--expand", "3", "--set", "retrieval.expander=llm"]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "needs an LLM" in err and "answer.backend: openai" in err
 
@@ -175,3 +177,16 @@ def test_llm_reranker_without_an_llm_says_so(tmp_path):
 def test_ratings_parse_leniently_and_unrated_passages_sink():
     assert parse_ratings("P1: 7\nP3 = 2.5\nnonsense\nP9: 4\nP2: 11", 3) == [7.0, UNRATED, 2.5]
     assert parse_ratings("", 2) == [UNRATED, UNRATED]
+
+
+def test_offline_expansion_searches_the_other_names_the_notes_give(tmp_path, capsys, monkeypatch):
+    """The default expander needs no LLM: [[Osiris|Keeper]] in the notes makes "the Keeper" also "Osiris"."""
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    notes = write_notes(tmp_path / "notes", SMALL_CAMPAIGN)
+    assert main(["index", "--notes", str(notes), "--campaign", "x"]) == 0
+    capsys.readouterr()
+    assert main(["search", "Who is the Keeper?", "--campaign", "x", "--expand", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["queries"] == ["Who is the Keeper?", "Who is the Osiris?"]
+    assert main(["search", "Who is the Keeper?", "--campaign", "x", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queries"] == ["Who is the Keeper?"]  # the switch decides

@@ -1,5 +1,6 @@
 """Query expanders write other phrasings of a question; each phrasing is searched and the best score
-per passage wins. Backend: ``llm`` (the configured OpenAI-compatible model).
+per passage wins. Backends: ``vault`` (offline: the names the campaign's own notes give the people and places
+the question names, plus the LLM's phrasings when one is configured) and ``llm`` (the LLM only).
 
 Players ask "who gave us the map?" while the notes say "Herris hands them a chart of the mines"; a
 model that knows the language can bridge that where BM25 and a small embedder cannot. Expansion is a
@@ -13,6 +14,8 @@ from abc import ABC, abstractmethod
 
 from rag import registry
 from rag.config import Config
+from rag.models import Hit
+from rag.search.aliases import AliasTable
 
 
 class QueryExpander(ABC):
@@ -21,8 +24,12 @@ class QueryExpander(ABC):
     name: str = "expander"
 
     @abstractmethod
-    def expand(self, question: str, n: int) -> list[str]:
-        """Other phrasings, best first; fewer than ``n`` (or none) is allowed."""
+    def expand(
+        self, question: str, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
+    ) -> list[str]:
+        """Other phrasings, best first; fewer than ``n`` (or none) is allowed. For backends that use the vault:
+        ``aliases``, the campaign's names for its people and places (built at index time), and ``found``, what
+        the question itself found, best first (pseudo-relevance feedback)."""
 
 
 def get_expander(config: Config) -> QueryExpander:

@@ -26,7 +26,7 @@ class LLMExpander(QueryExpander):
             raise no_llm_error("Query expansion")
         self.llm = LLMClient(config.answer)
 
-    def expand(self, question: str, n: int) -> list[str]:
+    def expand(self, question: str, n: int, aliases=None, found=None) -> list[str]:
         messages = [
             {"role": "system", "content": PROMPT.format(n=n)},
             {"role": "user", "content": question},

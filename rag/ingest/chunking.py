@@ -122,6 +122,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
     """The note's chunks in reading order, positions 0, 1, 2, …"""
     chunks: list[Chunk] = []
     named: dict[tuple, int] = {}  # passages so far per (page, heading), for "Session 5 · The Tavern (2)"
+    own_names = front_matter_aliases(note)
     for section in parse_sections(note):
         prefix = _prefix(note, section.heading, config)
         budget = max(config.max_chars - (len(prefix.text) + 1 if prefix else 0), config.max_chars // 2)
@@ -133,6 +134,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
                 continue
             full = join([prefix, piece], ["\n"]) if prefix else piece
             entities, aliases = entities_of(full.links)
+            aliases += [pair for pair in own_names if pair not in aliases]
             heading = section.heading.text if section.heading else ""
             named[section.page, heading] = nth = named.get((section.page, heading), 0) + 1
             chunks.append(
@@ -209,6 +211,16 @@ def note_label(note: Note) -> str:
         return f"C{note.campaign_no} {label}" if note.campaign_no is not None else label
     front = note.front_matter.get("title")
     return front.strip() if isinstance(front, str) and front.strip() else PurePosixPath(note.source).stem
+
+
+def front_matter_aliases(note: Note) -> list[tuple[str, str]]:
+    """(alias, the note's name) for each of its front matter ``aliases:`` ("The Professor" for Locke Hancock),
+    kept on every passage like a link's shown text, so the alias table knows the note's other names."""
+    value = note.front_matter.get("aliases") or note.front_matter.get("alias")
+    values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    label = note_label(note)
+    names = dict.fromkeys(str(v).strip() for v in values if isinstance(v, str | int | float))
+    return [(name, label) for name in names if name and name != label]
 
 
 def _name(note: Note, heading: str, page: int | None, nth: int) -> str:

@@ -88,7 +88,7 @@ def clean(text: str) -> tuple[str, list[Link]]:
         inner = m.group(2).replace("\\|", "|")
         target, _, alias = inner.partition("|")
         page = page_name(target)
-        shown = alias.strip() or page or target.split("#", 1)[-1].strip()
+        shown = alias.strip().lstrip("|").strip() or page or target.split("#", 1)[-1].strip()  # "[[A||b]]": b
         if not shown:
             return ""
         return hold(shown, page or None, link=True)

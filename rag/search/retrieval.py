@@ -54,12 +54,15 @@ def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[st
     return fused
 
 
-def best_per_chunk(found: list[list[Hit]]) -> list[Hit]:
+def best_per_chunk(found: list[list[Hit]], weight: float = 1.0) -> list[Hit]:
     """Merge the hits of several query phrasings: each passage keeps its best first-stage score (and the
-    phrasing that earned it); ties go to the earlier phrasing, so the question itself wins a tie."""
+    phrasing that earned it); ties go to the earlier phrasing, so the question itself wins a tie. The other
+    phrasings' scores count ``weight`` of the question's own: a phrasing is a guess at what the player meant."""
     best: dict[str, Hit] = {}
-    for hits in found:
+    for i, hits in enumerate(found):
         for hit in hits:
+            if i:
+                hit.score *= weight
             if hit.chunk.id not in best or hit.score > best[hit.chunk.id].score:
                 best[hit.chunk.id] = hit
     merged = sorted(best.values(), key=lambda h: -h.score)
@@ -104,25 +107,15 @@ class Retriever:
             raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
         filters = filters or Filters()
         timings: dict[str, float] = {}
+        variants = self._stage_queries(question, mode)  # the question's own, for the trace
+        found = self._search([question], mode, max(cfg.candidates, k), filters, timings)
         queries = [question]
-        if self.expander is not None:
+        if self.expander is not None:  # other phrasings, which may build on what the question found
             t0 = time.perf_counter()
-            queries += self.expander.expand(question, cfg.expansion_variants)
+            queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, found[0])
             timings["expand"] = time.perf_counter() - t0
-        vectors: list = [None] * len(queries)
-        if mode != "keyword":
-            t0 = time.perf_counter()
-            vectors = list(self.embedder.embed_batch(queries))
-            timings["embed"] = time.perf_counter() - t0
-
-        variants: dict[str, str] = {}
-        found = []
-        for query, vector in zip(queries, vectors, strict=True):
-            stage_queries = self._stage_queries(query, mode)
-            rankings = self._first_stage(stage_queries, vector, max(cfg.candidates, k), filters, timings)
-            found.append(self._merge(rankings, mode, stage_queries, self._link_search(vector, filters)))
-            variants = variants or stage_queries  # the original question's, for the trace
-        candidates = found[0] if len(found) == 1 else best_per_chunk(found)
+            found += self._search(queries[1:], mode, max(cfg.candidates, k), filters, timings)
+        candidates = found[0] if len(found) == 1 else best_per_chunk(found, cfg.expansion_weight)
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
             candidates = self._rerank(question, candidates)
@@ -135,6 +128,24 @@ class Retriever:
             kept.sort(key=story_order)
         timings["total"] = sum(timings.values())
         return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries)
+
+    def _search(
+        self, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
+    ) -> list[list[Hit]]:
+        """Each query through the first stages and the fusion: one ranked list of hits per query."""
+        if not queries:
+            return []
+        vectors: list = [None] * len(queries)
+        if mode != "keyword":
+            t0 = time.perf_counter()
+            vectors = list(self.embedder.embed_batch(queries))
+            timings["embed"] = timings.get("embed", 0.0) + time.perf_counter() - t0
+        found = []
+        for query, vector in zip(queries, vectors, strict=True):
+            stage_queries = self._stage_queries(query, mode)
+            rankings = self._first_stage(stage_queries, vector, limit, filters, timings)
+            found.append(self._merge(rankings, mode, stage_queries, self._link_search(vector, filters)))
+        return found
 
     def _stage_queries(self, query: str, mode: str) -> dict[str, str]:
         """stage → the text it searches: keyword search also gets the aliases of names in the query."""
