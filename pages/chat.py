@@ -18,14 +18,9 @@ from rag.models import Answer, format_session
 from rag.tracking import record_answer
 
 TURNS = "chat_turns"  # list of {"question": str, "answer": Answer}
-BADGES = {
-    "high": ":green-badge[High confidence]",
-    "medium": ":orange-badge[Medium confidence]",
-    "low": ":gray-badge[Low confidence]",
-}
 CONFIDENCE_HELP = (
-    "How sure the answer is: from how closely the passages match the question and whether every "
-    "citation points at a passage that was read. Low: check the passages before you rely on it."
+    "How sure the answer is, from how closely the passages match the question and whether every citation "
+    "points at a passage that was read. When it is not sure, open the passages before you rely on it."
 )
 PLOT = {"displayModeBar": False}
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
@@ -34,6 +29,23 @@ _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
 def _md(text: str) -> str:
     """Note text shown as written (Markdown characters escaped; brackets kept for citation labels)."""
     return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+
+
+def badge(result: Answer) -> str:
+    """The answer's confidence in a player's words: where it was found, or how careful to be."""
+    if result.confidence == "high":
+        by_id = {h.chunk.id: h.chunk for h in result.hits}
+        first = next((by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id), None)  # the lead's
+        if first is None:
+            where = "your notes"
+        elif first.session is not None:
+            where = f"Session {format_session(first.session)}"
+        else:
+            where = first.title or first.source
+        return f":green-badge[Found it in {_md(where)}]"
+    if result.confidence == "medium":
+        return ":orange-badge[Probably: check the passages below]"
+    return ":gray-badge[Not sure: these passages may not answer it]"
 
 
 def new_conversation() -> None:
@@ -114,7 +126,7 @@ def show_why(result: Answer, key: str) -> None:
 
 def show_answer(result: Answer, key: str) -> None:
     if not result.refused:
-        st.markdown(BADGES[result.confidence], help=CONFIDENCE_HELP)
+        st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)
     show_why(result, key)
 

@@ -24,15 +24,20 @@ REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches th
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
-_REFERENCE = re.compile(
-    r"\b(he|she|him|her|his|hers|they|them|their|it|its|that|those|there|then|after that|afterwards|"
-    r"this|these|same)\b|^(and|but|so|what about|how about)\b",
+# A follow-up leans on the last turn: it goes on from it ("And then?", "What about Vex?", "After that…"), or its
+# subject is a pronoun with nothing in the question to point at ("What did she do next?", "Where did they go?").
+_GOES_ON = re.compile(
+    r"^\W*(and|but|so|also|then|what about|how about|what else|after that|afterwards|what happened next|"
+    r"and then|why|how)\b\W*$|^\W*(and|but|so|also|then|what about|how about|after that|afterwards)\b",
     re.IGNORECASE,
 )
+_AUX = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
+_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{_AUX}\s+(he|she|they|it)\b", re.IGNORECASE)
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
 _IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
     r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE
 )
+_POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that place|the same)\s*[?.!]*$", re.I)
 
 
 def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
@@ -93,10 +98,19 @@ def confidence(support: float | None, floor: float, hits: list[Hit], citations: 
     return "medium" if fair and coverage >= 0.5 else "low"
 
 
+def needs_history(question: str) -> bool:
+    """Only a question that goes on from the last turn, or leans on someone it does not name, borrows from it.
+    "Where did the party stay on their first night in Kraghammer?" names its own subject ("their" is the
+    party's) and stands alone; "What did she do next?" and "Did the party trust her?" do not."""
+    if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
+        return True
+    return bool(_POINTS_BACK.search(question)) and not names(question)
+
+
 def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any. Only questions that lean on the past ("she", "after that", "and …") are touched."""
-    if not history or not _REFERENCE.search(question):
+    that had any. Only questions that lean on the past (``needs_history``) are touched."""
+    if not history or not needs_history(question):
         return question, []
     own = {n.casefold() for n in names(question)}
     for previous, _ in reversed(history):

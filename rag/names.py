@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|the)?\s*[A-Z][\w'’-]+)*")
+_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|de)\s+(?:the\s+)?|the\s+)?[A-Z][\w'’-]+)*")
 _NOT_NAMES = {
     "What",
     "Which",
@@ -66,7 +66,7 @@ def names(text: str) -> list[str]:
         while parts and parts[0] in _NOT_NAMES:
             parts = parts[1:]
         if parts:
-            out.append(" ".join(parts))
+            out.append(re.sub(r"['’]s$", "", " ".join(parts)))  # "Betsy's ship": Betsy
     return out
 
 

@@ -17,7 +17,7 @@ from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
 from rag.tracking import record_answer
 from tests.fakes import FakeEmbedder, FakeGenerator
-from tests.helpers import write_vault
+from tests.helpers import write_notes, write_vault
 
 
 @pytest.fixture
@@ -101,6 +101,25 @@ def test_offline_rewrite_carries_names_and_session():
     assert carried == ["Foreman Herris", "Vox Machina", "session 2"]
     assert question.startswith("And what did he warn them about?")
     assert offline_rewrite("Who is Grog?", history) == ("Who is Grog?", [])  # standalone: untouched
+
+
+@pytest.mark.parametrize(
+    ("question", "borrows"),
+    [
+        ("Where did the party stay on their first night in Kraghammer?", False),  # "their" is the party's
+        ("Who runs the Iron Hearth Tavern?", False),
+        ("What is the name of Grog's mother?", False),
+        ("What did she do next?", True),
+        ("And then?", True),
+        ("What about Vex?", True),
+        ("Did the party trust her?", True),
+        ("What did he give Vex?", True),
+    ],
+)
+def test_only_a_question_that_leans_on_the_last_turn_borrows_from_it(question, borrows):
+    history = [("Who is Trinket?", "Vex's bear. [Session 3 · Part 2]")]
+    standalone, carried = offline_rewrite(question, history)
+    assert bool(carried) == borrows and (standalone == question) != borrows
 
 
 def test_follow_up_rewrite_is_in_the_trace(pipeline):
@@ -187,3 +206,26 @@ def test_a_named_session_never_lifts_the_spoiler_cap(pipeline):
     result = pipeline.answer("What happened in session 3?", "demo", filters=Filters(session_max=2))
     assert result.trace["filters"] == {"session_max": 2}
     assert all(h.chunk.session <= 2 for h in result.hits if h.chunk.session is not None)
+
+
+MEETING = {
+    "Session 1.md": "# Session Start\n## Emon\n- The council sends the party to find Lady Kima, a paladin lost in "
+    "the mines below Kraghammer.\n",
+    "Session 4.md": "# Session Start\n## Cells\n- Deep in the mines the party meets Lady Kima in a duergar cell, and "
+    "she fights her way out beside them.\n",
+    "Session 6.md": "# Session Start\n## Home\n- Lady Kima thanks the party and rides back to Emon with them.\n",
+}
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_first_meeting_is_not_the_first_mention(tmp_path, engine):
+    config = load_config(overrides={"store.backend": engine, "retrieval.candidates": 10})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    try:
+        p.index(write_notes(tmp_path / "notes", MEETING), "demo")
+        met = p.answer("When did we first meet Lady Kima?", "demo")
+        assert met.text.startswith("First met in Session 4. [Session 4 · Cells]")
+        heard = p.answer("When did we first hear of Lady Kima?", "demo")
+        assert heard.text.startswith("First mentioned in Session 1. [Session 1 · Emon]")
+    finally:
+        p.close()

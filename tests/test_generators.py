@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import socket
 
+import numpy as np
 import pytest
 
 from rag.config import AnswerConfig
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
-from rag.generators.extractive import ExtractiveGenerator, missing_detail, split_sentences
+from rag.generators._reading import missing_detail, read_question
+from rag.generators.extractive import ExtractiveGenerator, split_sentences
 from rag.models import Chunk, Hit
 from tests.fakes import FakeEmbedder
 from tests.llm_server import KEY, Handler
@@ -50,8 +52,8 @@ def test_extractive_quotes_the_best_sentence_with_its_label():
 def test_extractive_names_the_session_for_which_session_questions():
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), FakeEmbedder())
     text = "".join(gen.generate("In which session did Grog smash the duergar patrol?", HITS))
-    assert text.startswith("This was in Session 3.")
-    assert "[Session 3 · Part 4]" in text
+    assert text.startswith("In Session 3. [Session 3 · Part 4]\n\n")  # the short answer first, on its own line
+    assert "Grog smashes a duergar patrol" in text  # then the proof
 
 
 def test_sentences_skip_the_heading_line_and_questions():
@@ -149,4 +151,54 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
     ],
 )
 def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
-    assert missing_detail(question, sentence) == missing
+    assert missing_detail(read_question(question), question, sentence) == missing
+
+
+def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
+    hits = [
+        hit("Lady Allura Vysoren asks the party to find Lady Kima in the Underdark.", 3, 2, 1),
+        hit("The party meets Allura at her home in Emon and hears of Kima.", 1, 5, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    question = "Who asked the party to find Lady Kima in the Underdark?"
+    text = "".join(gen.generate(question, hits))
+    lead, proof = text.split("\n\n", 1)
+    assert lead == "Lady Allura Vysoren. [Session 3 · Part 2]"
+    assert proof.index("[Session 1") < proof.index("[Session 3")  # the quotes read in story order
+
+
+def test_the_notes_saying_they_do_not_know_is_a_refusal():
+    hits = [
+        hit("Begins with party on a ship on the way to Port Nyanzaru. Didn't catch her name lol.", 1, 1, 1),
+        hit("We defeat the dino and find some treasure (TBD) in the amphitheatre.", 31, 2, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    assert gen.support("What is the name of Betsy's ship?", hits) == 0.0
+    assert gen.support_note == "Session 1 only says “Didn't catch her name lol.”"
+    assert gen.support("What treasure did we get for beating the dino?", hits) == 0.0 and "TBD" in gen.support_note
+    assert gen.support("Where was the ship going?", hits) > 0  # a marker about something else does not count
+
+
+class SameMeaning:
+    """Every sentence means the same to every question (cosine ``m``): only the answerer's own rules decide."""
+
+    def __init__(self, m: float):
+        self.m = m
+
+    def embed_batch(self, texts):
+        vectors = np.tile([self.m, (1 - self.m**2) ** 0.5], (len(texts), 1)).astype(np.float32)
+        vectors[0] = [1.0, 0.0]
+        return vectors
+
+
+def test_a_thing_asked_about_someone_named_needs_a_passage_about_them():
+    """The words of "What power does the Heart of the Wild have?" elsewhere ("power word pain" in a scene at the
+    Heart of Ubtao) do not answer it; the one passage naming the Heart of the Wild never gives a power."""
+    hits = [
+        hit("Ash says the power word pain is degrading to other people who feel its power.", 17, 1, 1),
+        hit("He was searching for The Heart of the Wild in Tamalka Village.", 27, 3, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), SameMeaning(0.4))  # meaning alone cannot tell them apart
+    question = "What power does the Heart of the Wild have?"
+    assert gen.support(question, hits) < AnswerConfig().refusal_floor
+    assert gen.support("What power does Ash say is degrading?", hits) >= AnswerConfig().refusal_floor

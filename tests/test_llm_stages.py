@@ -94,7 +94,8 @@ def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm
 
 
 def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
-    """Hybrid: each phrasing is searched and fused; a passage keeps its best fused score over phrasings."""
+    """Hybrid: each phrasing is searched and fused; a passage keeps its best fused score over phrasings, a
+    phrasing's counting ``retrieval.expansion_weight`` of the question's own."""
     p = make_pipeline(tmp_path, engine, **{"retrieval.expander": "scripted"})
     try:
         question, other = "river road camping", "sealed letter Keeper"
@@ -105,10 +106,12 @@ def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
         merged = p.with_settings({"retrieval.k": 10}).search(question)
     finally:
         p.close()
+    weight = p.config.retrieval.expansion_weight
+    assert weight == 0.7  # the default
     for hit in merged.candidates:
-        best = max(first.get(hit.chunk.id, 0.0), alone.get(hit.chunk.id, 0.0))
-        assert hit.score == pytest.approx(best)
-        assert hit.variant == (question if first.get(hit.chunk.id, 0.0) >= alone.get(hit.chunk.id, 0.0) else other)
+        own, phrased = first.get(hit.chunk.id, 0.0), weight * alone.get(hit.chunk.id, 0.0)
+        assert hit.score == pytest.approx(max(own, phrased))
+        assert hit.variant == (question if own >= phrased else other)
         assert "fused" in hit.scores
     assert [h.rank for h in merged.candidates] == list(range(1, len(merged.candidates) + 1))
     assert merged.hits[0].score >= merged.hits[-1].score
@@ -187,6 +190,8 @@ def test_offline_expansion_searches_the_other_names_the_notes_give(tmp_path, cap
     capsys.readouterr()
     assert main(["search", "Who is the Keeper?", "--campaign", "x", "--expand", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["queries"] == ["Who is the Keeper?", "Who is the Osiris?"]
+    asked, renamed, feedback = result["queries"]
+    assert (asked, renamed) == ("Who is the Keeper?", "Who is the Osiris?")
+    assert feedback.startswith("Who is the Keeper? ") and len(feedback.split()) > 4  # + its best passages' words
     assert main(["search", "Who is the Keeper?", "--campaign", "x", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["queries"] == ["Who is the Keeper?"]  # the switch decides

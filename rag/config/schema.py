@@ -124,7 +124,7 @@ class AnswerConfig(Section):
     timeout: float = Field(60.0, gt=0)  # seconds per request
     max_retries: int = Field(2, ge=0, le=10)  # with exponential backoff (done by the openai client)
     max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer
-    refusal_floor: float = Field(0.38, ge=0, le=1)  # extractive: best sentence score below this → refuse
+    refusal_floor: float = Field(0.32, ge=0, le=1)  # extractive: best sentence score below this → refuse
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
 
 

@@ -6,21 +6,50 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
 - ``citation_precision``: share of resolved citations, over answered answerable questions, whose passage
   holds the question's evidence (an unresolved citation counts as wrong);
 - ``answer_has_evidence``: share of answerable questions whose answer text contains an evidence span
-  (a refusal counts as a miss).
+  (a refusal counts as a miss);
+- ``short_answer_correct``: share of answerable questions whose lead line (the answer's first paragraph, when the
+  answer opens with a short answer on a line of its own) contains the gold answer's key term (``key_term``), by
+  the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rag.measure.evaluation import indexed_corpora, supports
-from rag.measure.questions import load_questions
+from rag.measure.questions import Question, load_questions
 from rag.measure.stats import p50_p95
-from rag.names import norm
+from rag.names import STOPWORDS, names, norm
 from rag.pipeline import Pipeline
+
+_NUMBER = re.compile(r"\d[\d,.]*")
+_WORD = re.compile(r"[A-Za-z][\w'-]+")
+
+
+def key_term(q: Question) -> str | None:
+    """What a correct short answer must contain: for a which-session question its (first) gold session; else the
+    first name in the gold answer that the question does not give, else its first number, else its first
+    content word. None when the question file gives no answer text."""
+    if q.kind == "which-session" and q.sessions:
+        session = q.sessions[0]
+        return f"session {int(session) if float(session).is_integer() else session}"
+    said = f" {norm(q.question)} "
+    for name in names(q.answer):
+        if norm(name) and f" {norm(name)} " not in said:
+            return norm(name)
+    if m := _NUMBER.search(q.answer):
+        return norm(m.group(0))
+    return next((norm(w) for w in _WORD.findall(q.answer) if w.casefold() not in STOPWORDS and len(w) > 2), None)
+
+
+def lead_line(text: str) -> str:
+    """The short answer an answer opens with on a line of its own, or "" when it opens with the proof."""
+    first, sep, _ = text.partition("\n\n")
+    return first if sep else ""
 
 
 def score_answer(q, result) -> dict[str, Any]:
@@ -35,6 +64,8 @@ def score_answer(q, result) -> dict[str, Any]:
         row["refusal_correct"] = float(result.refused)
         return row
     row["false_refusal"] = float(result.refused)
+    if key := key_term(q):
+        row["short_answer_correct"] = float(not result.refused and key in norm(lead_line(result.text)))
     text = norm(result.text)
     row["has_evidence"] = float(not result.refused and any(norm(e) and norm(e) in text for e in q.evidence))
     if not result.refused and q.evidence:
@@ -57,6 +88,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "false_refusal_rate": mean("false_refusal"),
         "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rows) / cited, 4) if cited else None,
         "answer_has_evidence": mean("has_evidence"),
+        "short_answer_correct": mean("short_answer_correct"),
     }
     return {k: v for k, v in out.items() if v is not None}
 

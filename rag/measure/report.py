@@ -62,7 +62,13 @@ def render_tables(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-ANSWER_COLUMNS = ["refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"]
+ANSWER_COLUMNS = [
+    "refusal_accuracy",
+    "false_refusal_rate",
+    "citation_precision",
+    "answer_has_evidence",
+    "short_answer_correct",
+]
 
 
 def render_answer_tables(results: list[dict]) -> str:
@@ -95,6 +101,18 @@ def render_answer_tables(results: list[dict]) -> str:
             else "–"
             for lv in ("high", "medium", "low")
         ]
+        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
+    kinds = sorted({k for r in results for k in r["answers"].get("by_kind", {}) if k != "unanswerable"})
+    lines += [
+        "",
+        "Short answers per kind: share whose lead line holds the gold answer's key term (`–`: none counted):",
+        "",
+        "| answerer | set | " + " | ".join(kinds) + " |",
+        "|---|---|" + "---|" * len(kinds),
+    ]
+    for r in results:
+        by_kind = r["answers"].get("by_kind", {})
+        cells = [_fmt(by_kind.get(k, {}).get("short_answer_correct")) for k in kinds]
         lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
     lines += ["", "Commands:", ""] + [f"- `{r.get('command', '?')}`" for r in results]
     return "\n".join(lines)

@@ -10,6 +10,11 @@ Which name: the one whose first mention is latest. "When did Vox Machina first m
 party from session 1 on, and Clarota only from the meeting.
 Only passages with a session number count: a character page says who someone is, not when they
 appeared.
+
+A first mention is not always a first meeting: session 1 may send the party to find Lady Kima, whom they meet in
+session 6. When the question asks when they met (met, encountered, fought, saw), and the first passage naming
+the person says nothing of a meeting, the earliest passage that names them *and* says the party meets,
+encounters, fights or talks to them is offered instead.
 """
 
 from __future__ import annotations
@@ -26,6 +31,13 @@ MEETING = re.compile(
     r"run\s+into|ran\s+into|come\s+across|came\s+across|learn\w*\s+(?:of|about)|find\s+out\s+about)\b",
     re.IGNORECASE,
 )
+# What a passage says when the party actually meets someone, and what a question asks when it wants that.
+MEETS = re.compile(
+    r"\b(meet|meets|met|meeting|encounter\w*|fight\w*|fought|battl\w*|talk\w*|speak\w*|spoke|introduc\w*|"
+    r"greet\w*|rescu\w*|confront\w*|ambush\w*|attack\w*|join\w*|free[sd]?)\b",
+    re.IGNORECASE,
+)
+ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|run into|ran into)\b", re.I)
 PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank first among them
 MAX_PROBES = 8  # each probe looks only before the earliest mention found so far
 PASSAGES = 3  # passages of the first note offered (in note order)
@@ -76,8 +88,11 @@ def _key(chunk: Chunk) -> tuple:
     return (chunk.campaign_no or 0, chunk.session, chunk.source, chunk.position)
 
 
-def earliest_mention(store: Store, collection: str, name: str, filters: Filters) -> Chunk | None:
-    """The earliest passage (campaign, session, note, position) whose text names ``name`` in full.
+def earliest_mention(
+    store: Store, collection: str, name: str, filters: Filters, says: re.Pattern | None = None
+) -> Chunk | None:
+    """The earliest passage (campaign, session, note, position) whose text names ``name`` in full (and, with
+    ``says``, matches it: a meeting).
 
     Each probe is a keyword search for the name limited to sessions before the best mention so far, so a
     name mentioned in thousands of passages still takes a few small searches."""
@@ -88,6 +103,7 @@ def earliest_mention(store: Store, collection: str, name: str, filters: Filters)
         caps = [s for s in (filters.session_max, best.session if best else None) if s is not None]
         probe = Filters(**{**vars(filters), "session_min": low, "session_max": min(caps, default=None)})
         found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
+        found = [c for c in found if says is None or says.search(c.text)]
         earlier = [c for c in found if best is None or _key(c) < _key(best)]
         if not earlier:
             return best
@@ -108,6 +124,11 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
     if not firsts:
         return []
     _, name, first = max(firsts)
+    if ASKS_MEETING.search(question) and not MEETS.search(first.text):  # named before they were met
+        met = earliest_mention(
+            store, collection, name, Filters(**{**vars(filters), "session_min": first.session}), MEETS
+        )
+        first = met or first
     wanted = f" {norm(name)} "
     note = [c for c in store.chunks(collection, first.source) if c.position >= first.position]
     return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]

@@ -1,0 +1,197 @@
+"""How the offline answerer reads: what a question asks for, and the words of a sentence that give it.
+
+A player asks "Who gave us the map?" and wants a name first, "In which session…" and wants "Session 6",
+"How much…" and wants an amount. The answerer leads with that short answer when a sentence of the notes holds
+it, drawn from the sentence itself (never written anew), and refuses when the notes say plainly that it is not
+known ("Didn't catch her name", "some treasure (TBD)"). Private to the extractive backend (not a backend).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.models import Chunk, format_session
+from rag.names import STOPWORDS, names, norm
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_AUX = r"(?:did|do|does|was|were|is|are|has|have|had|will|would|can|could)"
+_KINDS = (  # first match wins
+    ("session", re.compile(rf"^\W*when\s+{_AUX}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
+    ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
+    ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
+    ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
+    ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b|\bcalled\b", re.I)),
+    ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
+    ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
+    ("thing", re.compile(rf"^\W*(what|which)\s+(?!{_AUX}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{_AUX}\b", re.I)),
+)
+_FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
+    rf"^\W*(?:what|which|who)\s+(?:{_AUX}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
+    rf"(?=\s+(?:of|that|who|{_AUX})\b)",
+    re.I,
+)
+_NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
+_AMOUNT = re.compile(
+    r"(?:\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b|\b\d[\d,.]*\b|"
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a hundred|a thousand|a dozen)\b"
+    r"(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
+    re.I,
+)
+_YEAR = re.compile(r"\b\d{4}\b")
+_COLOURS = re.compile(
+    r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|crimson|"
+    r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
+    re.I,
+)
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
+_PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
+# The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
+UNKNOWN = re.compile(
+    r"\b(tbd|tba|unknown|unnamed|didn'?t catch|did not catch|don'?t know|do not know|no idea|not sure|unclear|cagy|"
+    r"never (?:said|told|learned|named|found out)|won'?t (?:say|tell)|refuses? to (?:say|tell))\b|\?\?+|\(\s*\?\s*\)",
+    re.I,
+)
+# Capitalised only because they start a sentence.
+_STARTERS = frozenset(
+    [
+        "later",
+        "meanwhile",
+        "afterwards",
+        "finally",
+        "eventually",
+        "suddenly",
+        "today",
+        "tonight",
+        "tomorrow",
+        "yesterday",
+        "everyone",
+        "someone",
+        "nobody",
+        "next",
+        "first",
+        "once",
+        "now",
+        "here",
+        "there",
+        "back",
+        "soon",
+        "still",
+        "instead",
+        "however",
+        "unfortunately",
+        "luckily",
+        "apparently",
+        "together",
+        "inside",
+        "outside",
+        "along",
+        "upon",
+    ]
+)
+DETAIL_KINDS = {"amount": "an amount", "year": "a year", "colour": "a colour", "name": "a name"}
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks for: ``kind`` (session, amount, year, colour, name, person, place, thing or open),
+    the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
+
+    kind: str
+    focus: str
+    names: tuple[str, ...]
+
+
+def read_question(question: str) -> Asked:
+    kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
+    m = _FOCUS.search(question)
+    focus = m.group(1).strip("'\"’” ") if m else ""
+    if not focus or focus[0].isupper() or focus.split()[0].casefold() in STOPWORDS:  # "What did Clarota do"
+        focus = ""
+    return Asked(kind, focus.casefold(), tuple(names(question)))
+
+
+def _words(text: str) -> set[str]:
+    return {w.removesuffix("'s") for w in _WORD.findall(text.casefold())}
+
+
+def says_unknown(asked: Asked, sentence: str) -> bool:
+    """The sentence says the asked thing is not known: a marker, and the question's focus word in it."""
+    if not UNKNOWN.search(sentence):
+        return False
+    focus = asked.focus.split()
+    return bool(focus) and all(w in _words(sentence) or w.rstrip("s") in _words(sentence) for w in focus)
+
+
+def session_label(chunk: Chunk) -> str:
+    """The note a passage is from as players name it: "C1 Session 2", or a page's or document's title."""
+    if chunk.session is None or chunk.file_type != "markdown":
+        return chunk.title or chunk.source
+    label = f"Session {format_session(chunk.session)}"
+    return f"C{chunk.campaign_no} {label}" if chunk.campaign_no is not None else label
+
+
+def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk) -> str | None:
+    """The words of ``sentence`` that answer what ``asked`` asks for, or None (open questions never have one)."""
+    if asked.kind == "session":
+        return session_label(chunk) if chunk.session is not None else None
+    if asked.kind == "amount":
+        m = _AMOUNT.search(sentence)
+        return m.group(0).strip() if m else None
+    if asked.kind == "year":
+        m = _YEAR.search(sentence)
+        return m.group(0) if m else None
+    if asked.kind == "colour":
+        m = _COLOURS.search(sentence)
+        return m.group(0) if m else None
+    if asked.kind not in ("name", "person", "place", "thing"):
+        return None
+    new = new_names(question, sentence, chunk)
+    quoted = [q for q in _QUOTED.findall(sentence) if norm(q) not in norm(question) and len(q.split()) <= 5]
+    if asked.kind == "name":
+        return (quoted or new or [None])[0]
+    if asked.kind == "thing":  # an item is quoted or linked; any other capitalised word is a guess
+        linked = {norm(e) for e in chunk.entities} | {norm(a) for a, _ in chunk.aliases}
+        return (quoted or [n for n in new if norm(n) in linked] or [None])[0]
+    if asked.kind == "place":
+        placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
+        return (placed or [None])[0]
+    return (new or [None])[0]
+
+
+def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
+    """Names in the sentence the question does not give, linked ones (``[[Page]]``) first."""
+    said = f" {norm(question)} "
+    linked = {norm(a) for pair in chunk.aliases for a in pair} | {norm(e) for e in chunk.entities}
+    found = []
+    for name in names(sentence):
+        first = name.split()[0].casefold()
+        if f" {norm(name)} " in said or (first in STOPWORDS or first in _STARTERS) and " " not in name:
+            continue
+        found.append(name)
+    return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
+
+
+def has_new_name(question: str, sentence: str) -> bool:
+    """A capitalised word, not first in its sentence, that the question lacks: what a "name" answer needs."""
+    asked = _words(question)
+    found = re.findall(r"(?<=[\w,;:)] )[A-Z][\w'’-]+", sentence)
+    return any(n.casefold().removesuffix("'s") not in asked for n in found)
+
+
+def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
+    """The detail (an amount, a year, a colour, a name) the question asks for, when the sentence lacks it."""
+    label = DETAIL_KINDS.get(asked.kind)
+    if label is None:
+        return None
+    if asked.kind == "name":
+        quoted = [q for q in _QUOTED.findall(sentence) if re.search(r"[A-Z]", q)]  # "Lucien", "The Fungal Fart"
+        if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
+            return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
+        return None if has_new_name(question, sentence) or quoted else label
+    if asked.kind == "amount":
+        return (
+            None if re.search(rf"{_NUMBER}|\b(gold|gp|platinum|silver|copper|coins?|free)\b", sentence, re.I) else label
+        )
+    pattern = _YEAR if asked.kind == "year" else _COLOURS
+    return None if pattern.search(sentence) else label
