@@ -79,21 +79,24 @@ def is_refusal(text: str) -> bool:
 
 
 def confidence(support: float | None, floor: float, hits: list[Hit], citations: list[Citation]) -> str:
-    """high / medium / low from retrieval strength and citation coverage.
+    """high / medium / low from retrieval strength, citation coverage and agreement.
 
     Strength is the generator's support score measured against the refusal floor when it has one
     (extractive), else the best meaning (cosine) score of the passages. Coverage is the share of
-    citations that resolved; an answer without any citation is never above low."""
+    citations that resolved; an answer without any citation is never above low. High also needs the answer to
+    cite the passage retrieval ranked first: when the best sentence sits lower, search and answer disagree, and
+    on every dev set those answers held the evidence less often (docs/EVALUATION.md)."""
     if not citations:
         return "low"
+    agrees = bool(hits) and any(c.chunk_id == hits[0].chunk.id for c in citations)
     coverage = sum(c.chunk_id is not None for c in citations) / len(citations)
     if support is not None:
         margin = support - floor
-        strong, fair = margin >= 0.25, margin >= 0.1
+        strong, fair = margin >= 0.25, margin >= 0.05
     else:
         dense = max((h.scores.get("dense", 0.0) for h in hits), default=0.0)
         strong, fair = dense >= 0.55, dense >= 0.35
-    if strong and coverage == 1.0:
+    if strong and coverage == 1.0 and agrees:
         return "high"
     return "medium" if fair and coverage >= 0.5 else "low"
 
