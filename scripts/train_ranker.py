@@ -10,13 +10,17 @@ Two steps, each its own sub-command (``mine`` is cached in its output file, so `
           passage is from a gold session). FairytaleQA *train* is the training data; the dev sets are mined the
           same way only to select and report models (``--story-dirs`` for FairytaleQA: one campaign per story).
 2. train  Features come from ``rag.rerankers.learned.features`` (the code the product runs), the model is fitted
-          on the train file only, scored on the dev files by reranking their top ``reranker.candidates`` as
-          the retriever does, and exported to JSON (``--out``, default the packaged
-          ``rag/rerankers/learned_model.json``), which ``reranker.backend: learned`` evaluates in numpy.
-          Models: ``linear`` (logistic regression on standardised features) and ``trees`` (gradient-boosted
-          trees, lambdarank or binary, scikit-learn's or LightGBM's if installed; training only).
+          on the train file only (a file holding dev-set questions is refused), scored on the dev files by
+          reranking their top ``--head`` candidates as the retriever does, and exported to JSON (``--out``; the
+          shipped one is ``rag/rerankers/learned_model.json``), which ``reranker.backend: learned`` evaluates
+          in numpy. Models: ``trees`` (LightGBM lambdarank or binary, monotone in the features where more can
+          only mean better; the default), ``linear`` (scikit-learn logistic regression on standardised
+          features) and ``listwise`` (a linear model under a softmax loss per question, scipy). LightGBM and
+          scikit-learn are needed for training only. ``--prior`` and ``--keep`` add what FairytaleQA cannot
+          teach (LTR.md). The defaults are the shipped model's settings.
 
-Deterministic: every random choice is seeded (``--seed``).
+Deterministic: every random choice is seeded (``--seed``) and features are the same to the bit in every
+process, so the same command writes the same model file.
 
 Usage (from the project folder, with the project's virtualenv; mining the train set takes a few minutes):
 
@@ -31,7 +35,7 @@ Usage (from the project folder, with the project's virtualenv; mining the train 
     python scripts/train_ranker.py mine $OPTS --story-dirs --notes $D/fairytaleqa/val \\
         --questions $D/fairytaleqa-val.jsonl --out $W/ftqa-val.jsonl
     python scripts/train_ranker.py train --train $W/train.jsonl --dev $W/toa.jsonl $W/crd3.jsonl \\
-        --report $W/ftqa-val.jsonl --model trees
+        --report $W/ftqa-val.jsonl --out rag/rerankers/learned_model.json --name lambdarank-monotone-100x4
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+DEV_PREFIXES = ("toa-", "crd3-", "ftqa-val-")  # question ids of the sets we measure on: never train on them
 
 
 def log(msg: str) -> None:
@@ -422,6 +429,9 @@ def train_cmd(args) -> None:
 
     t0 = time.perf_counter()
     train = Mined(Path(args.train), args.head)
+    dev_ids = [r["id"] for r in train.rows if r["id"].startswith(DEV_PREFIXES)]
+    if dev_ids:
+        sys.exit(f"Refusing to train on {args.train}: it holds dev-set questions ({dev_ids[0]}, ...).")
     dev = [Mined(Path(p), args.head) for p in args.dev]
     report = [Mined(Path(p), args.head) for p in args.report]
     log(f"features for {len(train.rows)} train questions and the dev sets in {time.perf_counter() - t0:.0f} s")
