@@ -5,7 +5,7 @@ import pytest
 
 from rag.config import RerankConfig, load_config
 from rag.errors import ConfigError, ModelUnavailableError
-from rag.models import Chunk
+from rag.models import Chunk, Hit
 from rag.pipeline import Pipeline
 from rag.rerankers import Reranker, get_reranker
 from tests.fakes import FakeEmbedder
@@ -21,16 +21,17 @@ NOTES = {
 
 
 class ReverseReranker(Reranker):
-    """Scores = position in the given list, so the reranked order is exactly the first-stage order reversed."""
+    """Scores = position in the given hits, so the reranked order is exactly the first-stage order reversed."""
 
     name = "reverse"
 
     def __init__(self, config=None, embedder=None, answer=None):
-        self.calls: list[int] = []
+        self.calls: list[list[int]] = []  # the first-stage ranks of the hits it was given
 
-    def rerank(self, question, chunks):
-        self.calls.append(len(chunks))
-        return [float(i) for i in range(len(chunks))]
+    def rerank(self, question, hits):
+        assert all("fused" in h.scores and "rerank" not in h.scores for h in hits)  # first-stage scores only
+        self.calls.append([h.ranks["first_stage"] for h in hits])
+        return [float(i) for i in range(len(hits))]
 
 
 @pytest.fixture(autouse=True)
@@ -57,14 +58,14 @@ def test_disabled_by_default_no_rerank_scores(tmp_path):
     pipeline.close()
 
 
-def test_fake_reranker_reorders_the_head_and_keeps_the_tail(tmp_path):
+def test_fake_reranker_gets_the_head_as_hits_and_keeps_the_tail(tmp_path):
     pipeline = make_pipeline(
         tmp_path, **{"reranker.enabled": True, "reranker.backend": "reverse", "reranker.candidates": 3}
     )
     result = pipeline.search("Calamity letter")  # k 5, the default
     first = sorted(result.candidates, key=lambda h: h.ranks["first_stage"])
     assert len(first) == 5 and [h.ranks["first_stage"] for h in first] == [1, 2, 3, 4, 5]
-    assert isinstance(pipeline.reranker, ReverseReranker) and pipeline.reranker.calls == [3]
+    assert isinstance(pipeline.reranker, ReverseReranker) and pipeline.reranker.calls == [[1, 2, 3]]
     assert "rerank" in result.timings
     expected = [h.chunk.id for h in first[:3]][::-1] + [h.chunk.id for h in first[3:]]
     assert [h.chunk.id for h in result.candidates] == expected
@@ -157,8 +158,8 @@ def test_late_interaction_ranks_the_paraphrase_first(real_embedder):
         "The blacksmith in Whitestone forged a new pair of pistols for Percy.",
         "Scanlan sang a bawdy song at the tavern until the guards threw him out.",
     ]
-    chunks = [Chunk("t", f"s{i}.md", 0, text, f"S{i}") for i, text in enumerate(texts)]
-    scores = reranker.rerank("Which smith in Whitestone made Percy's new guns?", chunks)
+    hits = [Hit(Chunk("t", f"s{i}.md", 0, text, f"S{i}"), 0.0, i + 1) for i, text in enumerate(texts)]
+    scores = reranker.rerank("Which smith in Whitestone made Percy's new guns?", hits)
     assert len(scores) == 4 and max(range(4), key=scores.__getitem__) == 2
-    scores = reranker.rerank("Who lost an arm-wrestling match against the barkeep, and his axe with it?", chunks)
+    scores = reranker.rerank("Who lost an arm-wrestling match against the barkeep, and his axe with it?", hits)
     assert max(range(4), key=scores.__getitem__) == 1

@@ -1,9 +1,12 @@
 """Rerankers re-score a question's first-stage candidates. Backends: ``cross-encoder``, ``late-interaction``,
-``llm``.
+``llm``, ``learned``.
 
 A second stage exists because the first stage (a small bi-encoder plus BM25) ranks ~50 passages cheaply
 but coarsely; a reranker spends more compute on only the top few. Backends are found by config string
 like embedders (``rag.rerankers.<name>`` with dashes as underscores), so tests register fakes the same way.
+
+A backend gets the candidates as ``Hit``s, not bare passages: each carries its first-stage scores and ranks
+(``Hit.scores``/``Hit.ranks``), which a learned ranker needs as features; text models read ``hit.chunk``.
 """
 
 from __future__ import annotations
@@ -13,20 +16,21 @@ from typing import TYPE_CHECKING
 
 from rag import registry
 from rag.config import AnswerConfig, RerankConfig
-from rag.models import Chunk
+from rag.models import Hit
 
 if TYPE_CHECKING:
     from rag.embedders import Embedder
 
 
 class Reranker(ABC):
-    """One method to implement. Scores only need to order the chunks of one question (higher is better)."""
+    """One method to implement. Scores only need to order the hits of one question (higher is better)."""
 
     name: str = "reranker"
 
     @abstractmethod
-    def rerank(self, question: str, chunks: list[Chunk]) -> list[float]:
-        """Return one relevance score per chunk, in the order given."""
+    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+        """Return one relevance score per hit, in the order given (best first-stage hit first). The hits are
+        the question's candidates with their first-stage scores; a backend must not change them."""
 
 
 def get_reranker(

@@ -14,7 +14,7 @@ from pathlib import Path
 from rag.config import PROJECT_ROOT, RerankConfig
 from rag.embedders.local import offline_env
 from rag.errors import ModelUnavailableError
-from rag.models import Chunk
+from rag.models import Hit
 from rag.rerankers import Reranker
 
 DEFAULT_MODEL = "cross-encoder/ms-marco-MiniLM-L6-v2"
@@ -104,16 +104,17 @@ class CrossEncoderReranker(Reranker):
                 hint=missing_model_error(self.model_ref).hint,
             ) from None
 
-    def rerank(self, question: str, chunks: list[Chunk]) -> list[float]:
-        if not chunks:
+    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+        if not hits:
             return []
+        chunks = [h.chunk for h in hits]
         scores = self.model.predict(
             [(question, c.text) for c in chunks],
             batch_size=self.batch_size,
             show_progress_bar=False,
             convert_to_numpy=True,
         )
-        return [float(s) for s in scores.reshape(len(chunks), -1)[:, -1]]
+        return [float(s) for s in scores.reshape(len(hits), -1)[:, -1]]
 
 
 def create(config: RerankConfig, embedder=None, answer=None) -> CrossEncoderReranker:

@@ -22,7 +22,7 @@ import numpy as np
 from rag.config import RerankConfig
 from rag.embedders.local import offline_env, packaged_model_path
 from rag.errors import ModelUnavailableError
-from rag.models import Chunk
+from rag.models import Chunk, Hit
 from rag.rerankers import Reranker
 
 _PACKAGED: dict[str, object] = {}  # path → SentenceTransformer, when no embedder model can be shared
@@ -117,10 +117,11 @@ class LateInteractionReranker(Reranker):
             self._cache.popitem(last=False)
         return found
 
-    def rerank(self, question: str, chunks: list[Chunk]) -> list[float]:
+    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
         """Mean over question tokens of the best passage-token similarity (MaxSim)."""
-        if not chunks:
+        if not hits:
             return []
+        chunks = [h.chunk for h in hits]
         (q_tokens,) = self.encode([question])
         return [float((q_tokens @ tokens.T).max(axis=1).mean()) for tokens in self._passages(chunks)]
 

@@ -11,7 +11,7 @@ import re
 
 from rag.config import AnswerConfig, RerankConfig
 from rag.llm import LLMClient, llm_configured, no_llm_error
-from rag.models import Chunk
+from rag.models import Hit
 from rag.rerankers import Reranker
 
 PROMPT = (
@@ -44,9 +44,10 @@ class LLMReranker(Reranker):
         self.llm = LLMClient(answer)
         self.name = f"llm:{self.llm.model}"
 
-    def rerank(self, question: str, chunks: list[Chunk]) -> list[float]:
-        if not chunks:
+    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+        if not hits:
             return []
+        chunks = [h.chunk for h in hits]
         passages = "\n\n".join(
             f"P{i}: {' '.join(c.text.split())[:MAX_PASSAGE_CHARS]}" for i, c in enumerate(chunks, start=1)
         )
@@ -54,7 +55,7 @@ class LLMReranker(Reranker):
             {"role": "system", "content": PROMPT},
             {"role": "user", "content": f"Question: {question}\n\n{passages}"},
         ]
-        return parse_ratings(self.llm.complete(messages, max_tokens=10 * len(chunks) + 20), len(chunks))
+        return parse_ratings(self.llm.complete(messages, max_tokens=10 * len(hits) + 20), len(hits))
 
 
 def create(config: RerankConfig, embedder=None, answer: AnswerConfig | None = None) -> LLMReranker:

@@ -182,7 +182,7 @@ class Retriever:
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
         n = self.config.reranker.candidates
         head, tail = candidates[:n], candidates[n:]
-        scores = self.reranker.rerank(question, [h.chunk for h in head])
+        scores = self.reranker.rerank(question, head)
         if len(scores) != len(head):
             raise ChroniclerError(
                 f"The reranker returned {len(scores)} scores for {len(head)} passages.",
