@@ -26,8 +26,8 @@ EXPAND_HELP = (
     "it writes. Every passage keeps its best match."
 )
 RERANK_HELP = (
-    "Reranking: a second, slower model re-reads the best passages next to your question and re-orders "
-    "them. Set its model in Settings (reranker); without one, searches run as usual and say so."
+    "Reranking: a second look at the best passages, weighing how each one matched your question, puts the "
+    "most useful first. Built in and offline; another reranker can be chosen in Settings."
 )
 ALL_SESSIONS = "all"
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}

@@ -321,6 +321,7 @@ def test_store_test_connection_lists_campaigns(tmp_path):
 
 
 def test_rerank_toggle_without_a_model_says_so_and_still_searches(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RERANKER__BACKEND", "cross-encoder")  # a model that has to be downloaded
     monkeypatch.setenv("CHRONICLER_RERANKER__MODEL", str(tmp_path / "no-such-model"))
     indexed(tmp_path)
     at = start("pages/search.py")
@@ -413,3 +414,15 @@ def test_hybrid_weight_slider_changes_the_fusion(tmp_path, monkeypatch):
     assert not at.exception
     fused = at.dataframe[0].value["fused"]
     assert fused.max() == pytest.approx(1 / 11) and fused.max() < before  # dense ranks alone: 1 / (rrf_k + 1)
+
+
+def test_rerank_toggle_works_out_of_the_box(tmp_path):
+    """The default reranker ships with the product: the switch reorders with no setup and no warning."""
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.toggle(key="rerank").set_value(True)
+    at.text_input(key="question").set_value("Grog greataxe duergar")
+    at.run()
+    assert not at.exception and not at.error and not at.warning
+    assert at.dataframe[0].value["rerank"].notna().any()
+    assert len(at.get("plotly_chart")) == 4  # the rank-movement chart appears

@@ -224,6 +224,7 @@ def test_answer_model_test_names_an_unknown_model(llm_server):
 
 
 def test_reranker_status_says_the_model_is_missing_with_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RERANKER__BACKEND", "cross-encoder")
     monkeypatch.setenv("CHRONICLER_RERANKER__MODEL", str(tmp_path / "no-such-model"))
     at = start("pages/settings.py")
     status = texts(at.warning)

@@ -117,7 +117,13 @@ def tiny_cross_encoder(tmp_path_factory):
 
 def test_cross_encoder_end_to_end(tmp_path, tiny_cross_encoder):
     pipeline = make_pipeline(
-        tmp_path, **{"reranker.enabled": True, "reranker.model": tiny_cross_encoder, "reranker.candidates": 4}
+        tmp_path,
+        **{
+            "reranker.enabled": True,
+            "reranker.backend": "cross-encoder",
+            "reranker.model": tiny_cross_encoder,
+            "reranker.candidates": 4,
+        },
     )
     result = pipeline.search("Who gave Vex the sealed letter?")
     assert pipeline.reranker.name.startswith("cross-encoder")
@@ -133,7 +139,9 @@ def test_cross_encoder_end_to_end(tmp_path, tiny_cross_encoder):
 
 @pytest.mark.parametrize("model", ["cross-encoder/no-such-reranker-here", "/nonexistent/folder/reranker"])
 def test_missing_cross_encoder_says_how_to_fix(tmp_path, model):
-    pipeline = make_pipeline(tmp_path, **{"reranker.enabled": True, "reranker.model": model})
+    pipeline = make_pipeline(
+        tmp_path, **{"reranker.enabled": True, "reranker.backend": "cross-encoder", "reranker.model": model}
+    )
     with pytest.raises(ModelUnavailableError) as info:
         pipeline.search("Calamity letter")
     text = info.value.one_line()

@@ -100,7 +100,7 @@ class RerankConfig(Section):
     """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
 
     enabled: bool = False
-    backend: RerankerName = "cross-encoder"  # cross-encoder | late-interaction (offline MiniLM) | llm | learned
+    backend: RerankerName = "learned"  # learned (offline, shipped) | cross-encoder | late-interaction | llm
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)
