@@ -190,7 +190,8 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
     assert sorted(distribution["data"][0]["x"]) == pytest.approx(sorted(h.score for h in expected.hits))
 
 
-def test_hybrid_mode_and_threshold_change_the_table(tmp_path):
+def test_hybrid_mode_and_threshold_change_the_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_RERANKER__ENABLED", "false")  # the threshold on the fused scores themselves
     indexed(tmp_path)
     at = start("pages/search.py")
     at.text_input(key="question").set_value("mind flayer Underdark")

@@ -222,11 +222,11 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     expect(page.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
     expect(page.get_by_text("Travis Willingham").first).to_be_visible()
     charts = page.locator('[data-testid="stPlotlyChart"]')
-    expect(charts).to_have_count(3)
+    expect(charts).to_have_count(4)  # stages, score spread, passages per session, and the reranker's moves
     stage_bars = charts.first.locator(".barlayer .point")
     # the default hybrid search draws a dense, a keyword, a nearby-words (context), a links (the Grog Strongjaw
-    # page lends its score to the sessions that link it) and a fused bar for each of the top-k (5) passages
-    expect(stage_bars).to_have_count(5 * 5, timeout=20_000)
+    # page lends its score to the sessions that link it), a fused and a reranked bar for each of the top-k (5)
+    expect(stage_bars).to_have_count(6 * 5, timeout=20_000)
     settle(page)
     shot(page, "search")
 
@@ -234,9 +234,9 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")
-    expect(stage_bars).not_to_have_count(5 * 5, timeout=20_000)
+    expect(stage_bars).not_to_have_count(6 * 5, timeout=20_000)
     settle(page)
-    assert stage_bars.count() in (4 * 3, 5 * 3)  # three passages; the links row only if one of them has a link
+    assert stage_bars.count() in (5 * 3, 6 * 3)  # three passages; the links row only if one of them has a link
 
 
 def test_chat_answers_with_a_citation_that_opens_its_passage(page):

@@ -36,7 +36,8 @@ def _scripted(register_backend):
 
 def make_pipeline(tmp_path, engine: str, **overrides) -> Pipeline:
     notes = write_notes(tmp_path / "notes", SMALL_CAMPAIGN)
-    config = load_config(overrides={"store.backend": engine, "campaign": "t", "retrieval.candidates": 10, **overrides})
+    settings = {"store.backend": engine, "campaign": "t", "retrieval.candidates": 10, "reranker.enabled": False}
+    config = load_config(overrides={**settings, **overrides})  # the LLM stages alone, no second look
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(notes)
     return p

@@ -50,8 +50,16 @@ def make_pipeline(tmp_path, **overrides) -> Pipeline:
     return pipeline
 
 
-def test_disabled_by_default_no_rerank_scores(tmp_path):
+def test_on_by_default_with_the_shipped_learned_reranker(tmp_path):
     pipeline = make_pipeline(tmp_path)
+    result = pipeline.search("Calamity letter")
+    assert pipeline.reranker.name.startswith("learned") and "rerank" in result.timings
+    assert all("rerank" in h.scores for h in result.candidates[: pipeline.config.reranker.candidates])
+    pipeline.close()
+
+
+def test_switched_off_no_rerank_scores(tmp_path):
+    pipeline = make_pipeline(tmp_path, **{"reranker.enabled": False})
     result = pipeline.search("Calamity letter")  # k 5, the default
     assert pipeline.reranker is None and "rerank" not in result.timings
     assert all("rerank" not in h.scores and "rerank" not in h.ranks for h in result.candidates)

@@ -13,7 +13,8 @@ from tests.helpers import SMALL_CAMPAIGN, write_notes
 
 def indexed(tmp_path, engine: str, notes: dict[str, str], campaign: str) -> Pipeline:
     folder = write_notes(tmp_path / "notes", notes)
-    config = load_config(overrides={"store.backend": engine, "campaign": campaign, "retrieval.candidates": 10})
+    settings = {"store.backend": engine, "campaign": campaign, "retrieval.candidates": 10, "reranker.enabled": False}
+    config = load_config(overrides=settings)  # the first stages and the fusion, without the second look
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(folder)
     return p
