@@ -17,7 +17,7 @@ from typing import Any
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, build_messages
 from rag.models import Answer, Citation, Filters, Hit
-from rag.names import names, norm
+from rag.names import AUXILIARIES, names, norm
 from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
@@ -31,8 +31,7 @@ _GOES_ON = re.compile(
     r"and then|why|how)\b\W*$|^\W*(and|but|so|also|then|what about|how about|after that|afterwards)\b",
     re.IGNORECASE,
 )
-_AUX = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
-_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{_AUX}\s+(he|she|they|it)\b", re.IGNORECASE)
+_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{AUXILIARIES}\s+(he|she|they|it)\b", re.IGNORECASE)
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
 _IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
     r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE

@@ -57,6 +57,10 @@ _STOPWORDS_TEXT = """a an the and or but if of to in on at by for with from into
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
+# The auxiliary verbs a question is built with ("when *did* …", "what *was* …"), as a regex alternation.
+AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
+
+
 def names(text: str) -> list[str]:
     """Runs of capitalised words, without a leading question word: "When did Vox Machina first meet
     Clarota?" → ["Vox Machina", "Clarota"]."""

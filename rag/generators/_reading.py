@@ -12,23 +12,25 @@ import re
 from dataclasses import dataclass
 
 from rag.models import Chunk, format_session
-from rag.names import STOPWORDS, names, norm
+from rag.names import AUXILIARIES, STOPWORDS, names, norm
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_AUX = r"(?:did|do|does|was|were|is|are|has|have|had|will|would|can|could)"
 _KINDS = (  # first match wins
-    ("session", re.compile(rf"^\W*when\s+{_AUX}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
+    ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
     ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b|\bcalled\b", re.I)),
     ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
     ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
-    ("thing", re.compile(rf"^\W*(what|which)\s+(?!{_AUX}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{_AUX}\b", re.I)),
+    (
+        "thing",
+        re.compile(rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I),
+    ),
 )
 _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
-    rf"^\W*(?:what|which|who)\s+(?:{_AUX}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
-    rf"(?=\s+(?:of|that|who|{_AUX})\b)",
+    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
+    rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
 _NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
