@@ -35,11 +35,7 @@ KEEP_RATIO = 0.6  # further sentences must score at least this share of the best
 MIN_WORDS = 4
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 MAX_LEAD_SENTENCES = 3  # the best sentences the short answer may be drawn from
-UNKNOWN_WINDOW = 8
-SUBJECT_RULE = True
-NAME_FREE = True
-DETAIL_WINDOW = 1
-SUBJECT_KINDS = ("thing",)
+UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that it is not known
 
 
 def words(text: str) -> list[str]:
@@ -126,9 +122,9 @@ class ExtractiveGenerator(Generator):
         return vectors[1:] @ vectors[0]
 
     def support(self, question: str, hits: list[Hit]) -> float | None:
-        """The best sentence's score; 0 when the question asks for a detail (an amount, a year, a colour, a
-        name) that the best sentence does not contain, or when a best sentence says the asked thing is not
-        known. ``support_note`` says which, in words a player reads."""
+        """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
+        question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain.
+        ``support_note`` says which, in words a player reads."""
         self.support_note = None
         sentences = self.scored(question, hits)
         if not sentences:
@@ -139,22 +135,20 @@ class ExtractiveGenerator(Generator):
             if says_unknown(asked, s.text):
                 self.support_note = f"{session_label(s.hit.chunk)} only says “{s.text.rstrip()}”"
                 return 0.0
-        if SUBJECT_RULE and asked.names and asked.kind in SUBJECT_KINDS:
-            covering = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)]
-            sentences = covering or sentences
+        about = asked.kind == "thing" and bool(asked.names)  # "What power does the Heart of the Wild have?"
+        if about:  # only passages that name what it is asked about can say what it has
+            sentences = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)] or sentences
         best = sentences[0]
-        top = [x for x in sentences[:DETAIL_WINDOW] if x.score >= KEEP_RATIO * best.score]
         missing = missing_detail(asked, question, best.text)
-        if missing and all(missing_detail(asked, question, x.text) for x in top):
+        if missing:
             self.support_note = f"the closest passage never gives {missing}"
             return 0.0
-        if NAME_FREE and asked.kind in SUBJECT_KINDS:
+        if about:  # ...scored on the question's other words: the name alone answers nothing
             rest = content_words(question) - {w for n in asked.names for w in content_words(n)}
             if rest:
-                over = max(len(rest & content_words(x.text)) / len(rest) for x in sentences[:5])
-                return round(
-                    MEANING_WEIGHT * max(best.meaning, 0.0) + KEYWORD_WEIGHT * over + RANK_BONUS / best.hit.rank, 4
-                )
+                overlap = max(len(rest & content_words(s.text)) / len(rest) for s in sentences[:5])
+                score = MEANING_WEIGHT * max(best.meaning, 0.0) + KEYWORD_WEIGHT * overlap
+                return round(score + RANK_BONUS / best.hit.rank, 4)
         return round(best.score, 4)
 
     def pick(self, question: str, hits: list[Hit]) -> list[Sentence]:
