@@ -24,6 +24,7 @@ def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
     p.add_argument("--campaign", help="campaign name (one collection each)")
     p.add_argument("--config", help="extra YAML config layered over configs/base.yaml and local.yaml")
     p.add_argument("--data", help="folder for the embedded store and runs (default: data/)")
+    p.add_argument("--gm", action="store_true", help="the game master's view: GM-only notes too (default: player view)")
     p.add_argument(
         "--set",
         action="append",
@@ -130,6 +131,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
         overrides["retrieval.expansion_variants"] = args.expand
     if getattr(args, "rerank", False):
         overrides["reranker.enabled"] = True
+    if getattr(args, "gm", False):
+        overrides["view"] = "gm"
     return load_config(args.config, overrides)
 
 

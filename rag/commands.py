@@ -54,6 +54,11 @@ def progress_bar(label: str):
 def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
     notes_dir = config.resolve(config.notes_dir)
     chunks, skipped, notes = prepare_chunks(config, notes_dir, config.campaign)
+    hidden = 0
+    if config.view == "player":  # what a player would be shown; --gm shows everything
+        hidden = sum(c.visibility == "gm" for c in chunks)
+        chunks = [c for c in chunks if c.visibility == "player"]
+        notes = [n for n in notes if n.visibility == "player"]
     if args.json:
         for c in chunks:
             print(json.dumps(c.payload(), ensure_ascii=False))
@@ -61,6 +66,8 @@ def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
     sessions = sorted({c.session for c in chunks if c.session is not None})
     kinds = Counter(n.kind for n in notes)
     print(f"{len(notes)} notes, {len(chunks)} chunks from {notes_dir}")
+    if hidden:
+        print(f"GM only: {hidden} chunks not shown in the player view (--gm shows them)")
     print(f"sessions: {len(sessions)}" + (f" ({sessions[0]}–{sessions[-1]})" if sessions else ""))
     print("kinds: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     entities = Counter(e for c in chunks for e in c.entities)
@@ -88,6 +95,9 @@ def cmd_index(config: Config, args: argparse.Namespace) -> int:
     for f in report.per_file:
         if f.status == "skipped" or f.reason:
             print(f"{f.status}: {f.source}: {f.reason}")
+    if report.gm_rules:
+        rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.gm_rules.items()))
+        print(f"GM only: {report.gm_only} passages ({rules}); the player view never shows them")
     print(report.summary() + f" (embedded {report.embedded} in {report.embed_seconds:.1f} s)")
     return 0
 
@@ -97,7 +107,8 @@ def _hits_table(hits) -> str:
     for h in hits:
         first = h.chunk.text.splitlines()[0] if h.chunk.text else ""
         session = "" if h.chunk.session is None else f"{h.chunk.session:g}"
-        rows.append((str(h.rank), f"{h.score:.3f}", session, h.chunk.name, first[:70]))
+        name = h.chunk.name + (" [GM only]" if h.chunk.visibility == "gm" else "")
+        rows.append((str(h.rank), f"{h.score:.3f}", session, name, first[:70]))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,7 +25,7 @@ from rag.errors import CampaignNotFoundError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.generators import Generator, History, get_generator
 from rag.ingest.indexing import IndexReport, sync_campaign
-from rag.models import Answer, Chunk, Filters
+from rag.models import VISIBILITIES, Answer, Chunk, Filters
 from rag.rerankers import Reranker, get_reranker
 from rag.search.aliases import AliasTable
 from rag.search.retrieval import Retrieval, Retriever
@@ -132,18 +133,23 @@ class Pipeline:
     ) -> IndexReport:
         notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
         report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
-        self.aliases(campaign, rebuild=bool(report.embedded or report.deleted))  # unchanged: reuse the saved table
+        if report.embedded or report.deleted or report.relabelled:  # unchanged: reuse the saved tables
+            for view in VISIBILITIES:
+                self._alias_path(campaign, view).unlink(missing_ok=True)
+        self.aliases(campaign)
         return report
 
     def search(self, question: str, campaign: str | None = None, filters: Filters | None = None) -> Retrieval:
-        """The passages for a question, with every stage's score; mode, k and stages from the config."""
+        """The passages for a question, with every stage's score; mode, k, stages and who is reading
+        (``view``: the player view never returns GM-only passages) from the config."""
         self.require_campaign(campaign)
+        filters = replace(filters or Filters(), view=self.config.view)
         notices: list[str] = []
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
         expander = self._optional("Question expansion", lambda: self.expander, notices)
         r = self.config.retrieval
         needs_names = r.alias_expansion or r.query_expansion or (r.subject_page_first and r.mode == "hybrid")
-        aliases = self.aliases(campaign) if needs_names else None
+        aliases = self.aliases(campaign) if needs_names else None  # built from this view's passages only
         embedder = self.embedder_for(self.config.retrieval.mode)
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
         result = retriever.retrieve(question, filters)
@@ -180,9 +186,11 @@ class Pipeline:
     # -- campaigns --------------------------------------------------------------------------------
 
     def aliases(self, campaign: str | None = None, rebuild: bool = False) -> AliasTable:
-        """The campaign's alias table, built at index time and kept beside the store as JSON."""
+        """The campaign's alias table for this view, built at index time and kept beside the store as JSON: the
+        player view's table knows no name that only GM-only notes give."""
         collection = self.config.collection(campaign)
-        path = self.config.data_path / "aliases" / f"{collection}.json"
+        view = self.config.view
+        path = self._alias_path(campaign, view)
         count = self.store.count(collection)
         if not rebuild and path.exists():
             try:
@@ -191,10 +199,14 @@ class Pipeline:
                     return AliasTable.from_names(saved["names"])
             except (OSError, ValueError, KeyError):
                 pass  # rebuilt below
-        table = AliasTable.from_chunks(self.store.chunks(collection))
+        table = AliasTable.from_chunks(self.store.chunks(collection, filters=Filters(view=view)))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"count": count, "names": table.names}, ensure_ascii=False), encoding="utf-8")
         return table
+
+    def _alias_path(self, campaign: str | None, view: str) -> Path:
+        collection = self.config.collection(campaign)
+        return self.config.data_path / "aliases" / (f"{collection}.json" if view == "player" else f"{collection}.{view}.json")
 
     def campaigns(self) -> dict[str, int]:
         """Indexed campaigns → chunk count (collection names without the prefix)."""
@@ -206,7 +218,8 @@ class Pipeline:
         }
 
     def chunks(self, campaign: str | None = None, source: str | None = None) -> list[Chunk]:
-        return self.store.chunks(self.config.collection(campaign), source)
+        """The campaign's passages this view may read (all of one note with ``source``), in note order."""
+        return self.store.chunks(self.config.collection(campaign), source, Filters(view=self.config.view))
 
     def drop(self, campaign: str) -> None:
         self.store.drop(self.config.collection(campaign))

@@ -4,6 +4,7 @@
 from rag.config.layers import deep_merge, dotted, load_config, local_config_path, read_yaml, save_local, validate
 from rag.config.schema import (
     CONFIG_DIR,
+    GM_PASSPHRASE_ENV,
     PROJECT_ROOT,
     AnswerConfig,
     ChunkingConfig,
@@ -12,6 +13,7 @@ from rag.config.schema import (
     NotesConfig,
     RerankConfig,
     RetrievalConfig,
+    SecretsConfig,
     StoreConfig,
     TrackingConfig,
     slug,
@@ -19,6 +21,7 @@ from rag.config.schema import (
 
 __all__ = [
     "CONFIG_DIR",
+    "GM_PASSPHRASE_ENV",
     "PROJECT_ROOT",
     "AnswerConfig",
     "ChunkingConfig",
@@ -27,6 +30,7 @@ __all__ = [
     "NotesConfig",
     "RerankConfig",
     "RetrievalConfig",
+    "SecretsConfig",
     "StoreConfig",
     "TrackingConfig",
     "deep_merge",

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from rag.config.schema import CONFIG_DIR, ENV_PREFIX, LOCAL_CONFIG_ENV, Config
+from rag.config.schema import CONFIG_DIR, ENV_PREFIX, GM_PASSPHRASE_ENV, LOCAL_CONFIG_ENV, Config
 from rag.errors import ConfigError
 
 
@@ -49,7 +49,7 @@ def env_overrides(environ: dict[str, str] | None = None) -> dict:
     environ = os.environ if environ is None else environ
     out: dict = {}
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == LOCAL_CONFIG_ENV:
+        if not name.startswith(ENV_PREFIX) or name in (LOCAL_CONFIG_ENV, GM_PASSPHRASE_ENV):
             continue
         keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__") if k]
         if not keys:

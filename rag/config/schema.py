@@ -15,6 +15,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = PROJECT_ROOT / "configs"
 ENV_PREFIX = "CHRONICLER_"  # CHRONICLER_STORE__URL=http://... sets store.url
 LOCAL_CONFIG_ENV = "CHRONICLER_LOCAL_CONFIG"  # where the Settings page saves; tests point it at a tmp file
+# The app's GM passphrase (or ``gm_passphrase`` in .streamlit/secrets.toml): never a config key, so it is
+# never saved in configs/ nor shown by the Settings page.
+GM_PASSPHRASE_ENV = "CHRONICLER_GM_PASSPHRASE"
 
 
 class Section(BaseModel):
@@ -42,6 +45,19 @@ class NotesConfig(Section):
     max_document_mb: float = Field(50.0, gt=0)  # PDF, Word and .eml: their images and attachments take the bytes
     extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx"]
     skip_templates: bool = True  # Obsidian templates ({{title}} placeholders, a templates folder) are not notes
+
+
+class SecretsConfig(Section):
+    """What marks GM-only text (rag/ingest/secrets.py; docs/SECRETS.md). Each rule is switched off by an empty
+    list (or ``false``) and extended by adding to it."""
+
+    # A folder whose name holds one of these words (a plural too; any case) holds GM notes: "GM", "DM Notes",
+    # "Session Prep", "Secrets". Words are split on anything but letters and digits.
+    folder_words: list[str] = ["gm", "dm", "prep", "secret"]
+    folders: list[str] = []  # more folders by glob, matched against the note's folder path: "Campaign/Hidden*"
+    front_matter: bool = True  # public: false, gm-only/gm_only: true, visibility: gm, secret: true
+    tags: list[str] = ["gm-only", "secret"]  # in front-matter tags: the note; a #tag in a bullet or paragraph: it
+    callouts: list[str] = ["secret", "gm", "dm"]  # Obsidian callouts "> [!secret]": the callout
 
 
 class ChunkingConfig(Section):
@@ -132,7 +148,11 @@ class Config(Section):
     data_dir: str = "data"
     campaign: str = "demo"
     notes_dir: str = "data/demo/notes"
+    # Who is reading: "player" never sees GM-only passages (the default everywhere); "gm" sees all. The app
+    # sets it from its GM passphrase, whatever the files say; the CLI from --gm.
+    view: Literal["player", "gm"] = "player"
     notes: NotesConfig = NotesConfig()
+    secrets: SecretsConfig = SecretsConfig()
     chunking: ChunkingConfig = ChunkingConfig()
     embedding: EmbeddingConfig = EmbeddingConfig()
     store: StoreConfig = StoreConfig()

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rag.config import SecretsConfig
 from rag.ingest.markdown import Link, clean, strip_comments
+from rag.ingest.secrets import GM_CALLOUT, GM_TAG, has_tag, opens_callout
 from rag.models import Note
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -53,6 +55,7 @@ class Piece:
     marks: list[tuple[int, int]]  # (offset in text, file line), ascending
     links: list[Link] = field(default_factory=list)
     prose: bool = False  # whole paragraphs: may be packed with the next prose piece
+    secret: str = ""  # the rule (rag.ingest.secrets) that makes this text GM-only; never packed with other text
 
     @property
     def line_start(self) -> int:
@@ -66,7 +69,7 @@ class Piece:
         marks = [(max(o, start) - start, no) for o, no in self.marks if o < end]
         first = max(i for i, (o, _) in enumerate(marks) if o == 0) if marks else 0
         links = shift_links([k for k in self.links if k.start < end and k.end > start], -start)
-        return Piece(self.text[start:end], marks[first:], links)
+        return Piece(self.text[start:end], marks[first:], links, secret=self.secret)
 
 
 def shift_links(links: list[Link], by: int) -> list[Link]:
@@ -74,8 +77,10 @@ def shift_links(links: list[Link], by: int) -> list[Link]:
 
 
 def join(parts: list[Piece], seps: list[str], prose: bool = False) -> Piece:
+    """One piece of several; it is GM-only when any part is (callers keep secret and open text apart)."""
+    secret = next((p.secret for p in parts if p.secret), "")
     if len(parts) == 1:
-        return Piece(parts[0].text, list(parts[0].marks), list(parts[0].links), prose)
+        return Piece(parts[0].text, list(parts[0].marks), list(parts[0].links), prose, secret)
     text, marks, links, size = [], [], [], 0
     for i, part in enumerate(parts):
         if i:
@@ -85,7 +90,7 @@ def join(parts: list[Piece], seps: list[str], prose: bool = False) -> Piece:
         marks += [(o + size, no) for o, no in part.marks]
         links += shift_links(part.links, size)
         size += len(part.text)
-    return Piece("".join(text), marks, links, prose)
+    return Piece("".join(text), marks, links, prose, secret)
 
 
 @dataclass
@@ -93,6 +98,7 @@ class Section:
     heading: Piece | None
     units: list[Piece] = field(default_factory=list)
     page: int | None = None
+    secret: str = ""  # a heading tagged #gm-only hides its section, down to the next heading of its level
 
 
 def _line(text: str, no: int, prefix: str = "", raw: bool = False) -> Piece:
@@ -108,29 +114,44 @@ def _indent(ws: str) -> int:
     return len(ws.expandtabs(4))
 
 
-def parse_sections(note: Note) -> list[Section]:
+def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Section]:
     """Walk the body once, grouping lines into sections of bullet items and paragraphs.
 
-    A new PDF page opens a new section under the same heading, so no chunk straddles two pages."""
+    A new PDF page opens a new section under the same heading, so no chunk straddles two pages. GM-only
+    blocks (``secrets``, default rules when None) become pieces of their own, marked ``secret``."""
+    secrets = secrets or SecretsConfig()
     page = note.page_at(note.body_line)
     sections = [Section(None, page=page)]
     by_paragraph = note.file_type == "email"
     item: list[Piece] = []
+    shape: list[tuple[int, bool]] = []  # per piece of the item: (indent of its bullet, opens a bullet)
     stack: list[int] = []  # indents of the open bullets of the current item; [0] is the top-level one
     para: list[Piece] = []
     fence: tuple[str, bool] | None = None  # (marker, dropped)
+    callout = False  # inside a GM callout: its "> " lines are GM-only
+    secret_level: int | None = None  # level of the open heading tagged GM-only
 
     def close_item() -> None:
-        kept = [p for p in item if p.text.strip()]
-        if any(_has_words(p.text) for p in kept):  # "- ." or "- 🐉" alone is nothing to search for
-            sections[-1].units.append(join(kept, ["\n"] * (len(kept) - 1)))
+        hidden = _secret_lines(item, shape)  # open lines first, then the GM-only ones as a piece of their own
+        unit([p for p, h in zip(item, hidden, strict=True) if not h])
+        unit([p for p, h in zip(item, hidden, strict=True) if h], GM_TAG)
         item.clear()
+        shape.clear()
         stack.clear()
+
+    def unit(pieces: list[Piece], secret: str = "") -> None:
+        kept = [p for p in pieces if p.text.strip()]
+        if any(_has_words(p.text) for p in kept):  # "- ." or "- 🐉" alone is nothing to search for
+            joined = join(kept, ["\n"] * (len(kept) - 1))
+            joined.secret = secret or sections[-1].secret
+            sections[-1].units.append(joined)
 
     def close_para() -> None:
         kept = [p for p in para if p.text.strip()]
         if any(_has_words(p.text) for p in kept):
-            sections[-1].units.append(join(kept, ["\n"] * (len(kept) - 1), prose=not by_paragraph))
+            joined = join(kept, ["\n"] * (len(kept) - 1), prose=not by_paragraph)
+            joined.secret = joined.secret or sections[-1].secret
+            sections[-1].units.append(joined)
         para.clear()
 
     for i, raw in enumerate(strip_comments(note.body).split("\n")):
@@ -139,13 +160,25 @@ def parse_sections(note: Note) -> list[Section]:
             close_item()
             close_para()
             page = now
-            sections.append(Section(sections[-1].heading, page=page))
+            sections.append(Section(sections[-1].heading, page=page, secret=sections[-1].secret))
         if fence is not None:
             if line.strip().startswith(fence[0]) and not line.strip().strip(fence[0][0]):
                 fence = None
                 close_para()
             elif not fence[1] and line.strip():
-                para.append(_line(line, no, raw=True))
+                para.append(_marked(_line(line, no, raw=True), line, secrets))
+            continue
+        if callout and line.lstrip().startswith(">"):
+            para.append(_prose_line(line, no, secret=GM_CALLOUT))
+            continue
+        if callout:  # a line without ">" ends the callout
+            callout = False
+            close_para()
+        if opens_callout(line, secrets):
+            close_item()
+            close_para()
+            callout = True
+            para.append(_prose_line(line, no, secret=GM_CALLOUT))
             continue
         if not line.strip():
             close_para()  # a blank line ends a paragraph; a bullet item may go on (loose lists)
@@ -154,7 +187,8 @@ def parse_sections(note: Note) -> list[Section]:
         indent = _indent(line[: len(line) - len(line.lstrip())])
         nested = bool(item) and indent >= 2 and indent > stack[0]  # nobody nests by a single space
         if nested and not m_bullet:  # continuation of a bullet
-            item.append(_prose_line(line, no, "  " * (len(stack) - 1)))
+            item.append(_marked(_prose_line(line, no, "  " * (len(stack) - 1)), line, secrets))
+            shape.append((stack[-1], False))
             continue
         if m_bullet:
             close_para()
@@ -167,7 +201,8 @@ def parse_sections(note: Note) -> list[Section]:
             marker, text = m_bullet.group(2), _TASK.sub("", m_bullet.group(3) or "")
             mark = f"{marker} " if marker[0].isdigit() else ("- " if depth else "")
             prefix = "  " * max(depth - 1, 0) + mark
-            item.append(_line(text, no, prefix) if text.strip() else Piece("", [(0, no)]))
+            item.append(_marked(_line(text, no, prefix) if text.strip() else Piece("", [(0, no)]), line, secrets))
+            shape.append((indent, True))
             continue
         close_item()
         if m := _FENCE.match(line):
@@ -177,15 +212,45 @@ def parse_sections(note: Note) -> list[Section]:
             close_para()
         elif m := _HEADING.match(line):
             close_para()
-            sections.append(Section(_line(m.group(2), no)))
+            level = len(m.group(1))
+            if secret_level is not None and level <= secret_level:
+                secret_level = None
+            if secret_level is None and has_tag(line, secrets):
+                secret_level = level
+            sections.append(Section(_line(m.group(2), no), secret=GM_TAG if secret_level is not None else ""))
         else:
-            para.append(_prose_line(line, no))
+            para.append(_marked(_prose_line(line, no), line, secrets))
     close_item()
     close_para()
     return sections
 
 
-def _prose_line(line: str, no: int, prefix: str = "") -> Piece:
+def _marked(piece: Piece, raw: str, secrets: SecretsConfig) -> Piece:
+    """A line's piece, marked GM-only when the line carries a GM tag (``#gm-only``)."""
+    if has_tag(raw, secrets):
+        piece.secret = GM_TAG
+    return piece
+
+
+def _secret_lines(item: list[Piece], shape: list[tuple[int, bool]]) -> list[bool]:
+    """Which lines of a bullet item are GM-only: a tagged line hides the bullet it belongs to with everything
+    nested under it (a tag on the top-level bullet hides the whole item)."""
+    hidden = [False] * len(item)
+    owner = 0
+    for i, (piece, (indent, opens)) in enumerate(zip(item, shape, strict=True)):
+        owner = i if opens else owner
+        if not piece.secret:
+            continue
+        level = shape[owner][0]
+        hidden[owner] = True
+        for k in range(owner + 1, len(item)):
+            if shape[k][1] and shape[k][0] <= level:
+                break
+            hidden[k] = True
+    return hidden
+
+
+def _prose_line(line: str, no: int, prefix: str = "", secret: str = "") -> Piece:
     """A text line: quote and callout markers dropped, table rows read as cells."""
     text = _QUOTE.sub("", line)
     text = _CALLOUT.sub("", text)
@@ -194,4 +259,6 @@ def _prose_line(line: str, no: int, prefix: str = "") -> Piece:
             return Piece("", [(0, no)])
         cells = [c.strip() for c in _CELL_SPLIT.split(text.strip().strip("|"))]
         text = " | ".join(c for c in cells if c)
-    return _line(text, no, prefix)
+    piece = _line(text, no, prefix)
+    piece.secret = secret
+    return piece

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from rag.config import ChunkingConfig
+from rag.config import ChunkingConfig, SecretsConfig
 from rag.ingest.blocks import Piece, join, parse_sections
 from rag.ingest.markdown import entities_of
 from rag.models import Chunk, Note, format_session
@@ -100,7 +100,7 @@ def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True)
     out: list[Piece] = []
     opened = False  # the last piece ends with a lead-in paragraph and is taking in list items
     for unit in units:
-        if out:
+        if out and out[-1].secret == unit.secret:  # GM-only text never shares a passage with open text
             prev = out[-1]
             sep = "\n\n" if prev.prose or unit.prose else "\n"
             fits = len(prev.text) + len(sep) + len(unit.text) <= budget
@@ -118,12 +118,15 @@ def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True)
     return out
 
 
-def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]:
-    """The note's chunks in reading order, positions 0, 1, 2, …"""
+def chunk_note(
+    note: Note, campaign: str, config: ChunkingConfig, secrets: SecretsConfig | None = None
+) -> list[Chunk]:
+    """The note's chunks in reading order, positions 0, 1, 2, …; GM-only ones marked (``secrets``: the
+    marking rules, default ones when None; a note already marked GM-only is GM-only throughout)."""
     chunks: list[Chunk] = []
     named: dict[tuple, int] = {}  # passages so far per (page, heading), for "Session 5 · The Tavern (2)"
     own_names = front_matter_aliases(note)
-    for section in parse_sections(note):
+    for section in parse_sections(note, secrets):
         prefix = _prefix(note, section.heading, config)
         budget = max(config.max_chars - (len(prefix.text) + 1 if prefix else 0), config.max_chars // 2)
         units: list[Piece] = []
@@ -136,6 +139,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
             entities, aliases = entities_of(full.links)
             aliases += [pair for pair in own_names if pair not in aliases]
             heading = section.heading.text if section.heading else ""
+            secret_by = note.secret_by or piece.secret
             named[section.page, heading] = nth = named.get((section.page, heading), 0) + 1
             chunks.append(
                 Chunk(
@@ -159,6 +163,8 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig) -> list[Chunk]
                     subject=note.subject,
                     date=note.date,
                     session_from=note.session_from,
+                    visibility="gm" if secret_by else "player",
+                    secret_by=secret_by,
                 )
             )
     return with_context(chunks, config.context_window)
@@ -170,14 +176,17 @@ def with_context(chunks: list[Chunk], window: int) -> list[Chunk]:
     Notes tell one event across several bullets, and the name a player asks about is often in the bullet
     before the one that answers ("It is a scarred, filthy, desperate illithid" follows the bullet naming
     Clarota). Keyword search over the passage with its neighbours finds such passages; the passage shown
-    and cited stays the bullet itself. Measured in docs/EVALUATION.md (the ``context`` stage)."""
+    and cited stays the bullet itself. Measured in docs/EVALUATION.md (the ``context`` stage).
+
+    A player passage's context holds player passages only: GM-only words must not make it findable."""
     if window <= 0:
         return chunks
-    texts = [c.text for c in chunks]
-    return [
-        replace(c, context="\n".join(texts[max(0, i - window) : i + window + 1]), content_hash="")
-        for i, c in enumerate(chunks)
-    ]
+    out = []
+    for i, c in enumerate(chunks):
+        near = chunks[max(0, i - window) : i + window + 1]
+        texts = [n.text for n in near if c.visibility == "gm" or n.visibility == "player"]
+        out.append(replace(c, context="\n".join(texts), content_hash=""))
+    return out
 
 
 def _prefix(note: Note, heading: Piece | None, config: ChunkingConfig) -> Piece | None:
@@ -232,6 +241,8 @@ def _name(note: Note, heading: str, page: int | None, nth: int) -> str:
     return label if nth == 1 else f"{label} ({nth})"
 
 
-def chunk_notes(notes: Iterable[Note], campaign: str, config: ChunkingConfig) -> list[Chunk]:
+def chunk_notes(
+    notes: Iterable[Note], campaign: str, config: ChunkingConfig, secrets: SecretsConfig | None = None
+) -> list[Chunk]:
     """All notes' chunks, in the order of ``notes`` (``load_notes`` sorts them by source)."""
-    return [chunk for note in notes for chunk in chunk_note(note, campaign, config)]
+    return [chunk for note in notes for chunk in chunk_note(note, campaign, config, secrets)]

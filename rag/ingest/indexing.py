@@ -19,7 +19,7 @@ from rag.config import Config
 from rag.embedders import Embedder
 from rag.ingest.chunking import chunk_notes
 from rag.ingest.notes import Skipped, load_notes
-from rag.models import Chunk
+from rag.models import Chunk, Filters
 from rag.stores import Store
 
 Progress = Callable[[int, int], None]
@@ -37,6 +37,9 @@ class FileReport:
     reason: str = ""  # why a file was skipped, or its parse warnings
     file_type: str = ""  # what the file was read as: markdown, pdf, email, html, docx ("" when skipped)
     pages: int | None = None  # PDF: pages in the file
+    gm_only: int = 0  # passages only the GM view shows
+    relabelled: int = 0  # passages whose visibility changed (no new embedding)
+    visibility: str = "player"  # "gm" when the whole note is GM-only
 
 
 @dataclass
@@ -50,27 +53,42 @@ class IndexReport:
     deleted: int = 0
     unchanged: int = 0
     embedded: int = 0
+    relabelled: int = 0  # passages whose visibility changed in place
+    gm_rules: dict[str, int] = field(default_factory=dict)  # marking rule → GM-only passages (rag.ingest.secrets)
     seconds: float = 0.0
     embed_seconds: float = 0.0
     per_file: list[FileReport] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
 
+    @property
+    def gm_only(self) -> int:
+        return sum(self.gm_rules.values())
+
     def summary(self) -> str:
+        hidden = f" ({self.gm_only} GM only)" if self.gm_only else ""
         return (
-            f"{self.files} files, {self.chunks} chunks: {self.added} added, {self.updated} updated, "
+            f"{self.files} files, {self.chunks} chunks{hidden}: {self.added} added, {self.updated} updated, "
             f"{self.deleted} deleted, {self.unchanged} unchanged; {len(self.skipped)} files skipped; "
             f"{self.seconds:.1f} s"
         )
 
 
 def stored_hash(chunk: Chunk, embedder: Embedder) -> str:
-    """Changes when the text, the metadata or the model changes: any of them needs a new point."""
-    return hashlib.sha256(f"{chunk.content_hash}\x1f{embedder.name}".encode()).hexdigest()[:32]
+    """Changes when the text, the metadata or the model changes: any of them needs a new point. A GM-only
+    passage's hash ends in its rule ("…+gm:GM folder"): when only that part differs, the point is relabelled
+    in place instead of embedded again (``embedded_part``)."""
+    digest = hashlib.sha256(f"{chunk.content_hash}\x1f{embedder.name}".encode()).hexdigest()[:32]
+    return digest if chunk.visibility == "player" else f"{digest}+gm:{chunk.secret_by}"
+
+
+def embedded_part(stored: str) -> str:
+    """The part of a stored hash that needs a new vector when it changes."""
+    return stored.split("+", 1)[0]
 
 
 def prepare_chunks(config: Config, notes_dir: str | Path, campaign: str) -> tuple[list[Chunk], list[Skipped], list]:
-    notes, skipped = load_notes(notes_dir, config.notes)
-    return chunk_notes(notes, campaign, config.chunking), skipped, notes
+    notes, skipped = load_notes(notes_dir, config.notes, config.secrets)
+    return chunk_notes(notes, campaign, config.chunking, config.secrets), skipped, notes
 
 
 def sync_campaign(
@@ -94,7 +112,12 @@ def sync_campaign(
     wanted = {c.id: stored_hash(c, embedder) for c in chunks}
     # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over
     # everything it is given, so without this a batched pipeline pays ~15% more than one big encode().
-    todo = sorted((c for c in chunks if existing.get(c.id) != wanted[c.id]), key=lambda c: len(c.text))
+    todo = sorted(
+        (c for c in chunks if embedded_part(existing.get(c.id, "")) != embedded_part(wanted[c.id])),
+        key=lambda c: len(c.text),
+    )
+    redo = {c.id for c in todo}
+    relabel = [c for c in chunks if c.id in existing and existing[c.id] != wanted[c.id] and c.id not in redo]
     stale = [pid for pid in existing if pid not in wanted]
 
     if progress:
@@ -108,19 +131,26 @@ def sync_campaign(
         report.embedded += len(batch)
         if progress:
             progress(report.embedded, len(todo))
+    if relabel:
+        store.relabel(collection, relabel, [wanted[c.id] for c in relabel])
     stale_sources = Counter()
     if stale:
         stale_set = set(stale)
-        stale_sources = Counter(c.source for c in store.chunks(collection) if c.id in stale_set)
+        everything = Filters(view="gm")  # the indexer sees every passage; nothing here reaches a reader
+        stale_sources = Counter(c.source for c in store.chunks(collection, filters=everything) if c.id in stale_set)
         store.delete(collection, stale)
 
-    _fill_counts(report, chunks, todo, existing, stale_sources, notes)
+    report.relabelled = len(relabel)
+    report.gm_rules = dict(Counter(c.secret_by for c in chunks if c.visibility == "gm"))
+    _fill_counts(report, chunks, todo, existing, stale_sources, notes, relabel)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Counter, notes) -> None:
+def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Counter, notes, relabel) -> None:
     added, updated = Counter(), Counter()
+    relabelled = Counter(c.source for c in relabel)
+    gm_only = Counter(c.source for c in chunks if c.visibility == "gm")
     for c in todo:
         (updated if c.id in existing else added)[c.source] += 1
     per_source = Counter(c.source for c in chunks)
@@ -132,14 +162,25 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
         src, n = note.source, per_source.get(note.source, 0)
         if n and added[src] == n:
             status = "added"
-        elif added[src] or updated[src] or stale_sources[src]:
+        elif added[src] or updated[src] or stale_sources[src] or relabelled[src]:
             status = "updated"
         else:
             status = "unchanged"
         reason = "; ".join(note.warnings) or ("" if n else "no text to index")
         report.per_file.append(
             FileReport(
-                src, status, n, added[src], updated[src], stale_sources[src], reason, note.file_type, note.page_count
+                src,
+                status,
+                n,
+                added[src],
+                updated[src],
+                stale_sources[src],
+                reason,
+                note.file_type,
+                note.page_count,
+                gm_only[src],
+                relabelled[src],
+                note.visibility,
             )
         )
     live = {n.source for n in notes}

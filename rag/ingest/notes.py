@@ -16,10 +16,11 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
-from rag.config import NotesConfig
+from rag.config import NotesConfig, SecretsConfig
 from rag.errors import NotesError
 from rag.ingest import formats
 from rag.ingest.parse import find_header, parse_note
+from rag.ingest.secrets import note_rule
 from rag.models import Note
 
 _TEMPLATE_FOLDER = re.compile(r"[_.\s-]*templates?", re.IGNORECASE)
@@ -34,8 +35,12 @@ class Skipped:
     reason: str
 
 
-def load_notes(folder: str | Path, config: NotesConfig) -> tuple[list[Note], list[Skipped]]:
-    """Every note under ``folder`` (sorted by source) and every file that had to be left out."""
+def load_notes(
+    folder: str | Path, config: NotesConfig, secrets: SecretsConfig | None = None
+) -> tuple[list[Note], list[Skipped]]:
+    """Every note under ``folder`` (sorted by source) and every file that had to be left out; a note that
+    ``secrets`` (default rules when None) marks GM-only as a whole says so in ``visibility``."""
+    secrets = secrets or SecretsConfig()
     root = Path(folder).expanduser()
     if not root.exists():
         raise NotesError(f"The notes folder {root} does not exist.")
@@ -63,7 +68,12 @@ def load_notes(folder: str | Path, config: NotesConfig) -> tuple[list[Note], lis
                 continue
             source = _rel(path, root)
             result = _read(path, source, root, config)
-            (skipped if isinstance(result, Skipped) else notes).append(result)
+            if isinstance(result, Skipped):
+                skipped.append(result)
+            elif rule := note_rule(result, secrets):
+                notes.append(dataclasses.replace(result, visibility="gm", secret_by=rule))
+            else:
+                notes.append(result)
     notes.sort(key=lambda n: n.source)
     skipped.sort(key=lambda s: s.source)
     return notes, skipped

@@ -53,7 +53,7 @@ _FRAME = (
 COMMON = STOPWORDS | frozenset(_FRAME.split())
 
 
-def subjects(store: Store, collection: str, question: str) -> list[str]:
+def subjects(store: Store, collection: str, question: str, view: str = "player") -> list[str]:
     """What a first-time question is about: its capitalised names. A question typed in lower case gets
     its names back from the notes' own spelling: a word the notes nearly always capitalise is a name, and
     neighbouring name words make one name ("vox machina")."""
@@ -61,7 +61,7 @@ def subjects(store: Store, collection: str, question: str) -> list[str]:
     if found:
         return list(dict.fromkeys(found))
     words = norm(question).split()
-    proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and _capitalised(store, collection, w)}
+    proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and _capitalised(store, collection, w, view)}
     phrases, run = [], []
     for word in [*words, ""]:
         if word in proper:
@@ -72,11 +72,10 @@ def subjects(store: Store, collection: str, question: str) -> list[str]:
     return list(dict.fromkeys(phrases))
 
 
-def _capitalised(store: Store, collection: str, word: str) -> bool:
+def _capitalised(store: Store, collection: str, word: str, view: str) -> bool:
     pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-    spelt = [
-        m.group(0) for c, _ in store.keyword_search(collection, word, CASE_SAMPLE) for m in pattern.finditer(c.text)
-    ]
+    sample = store.keyword_search(collection, word, CASE_SAMPLE, Filters(view=view))
+    spelt = [m.group(0) for c, _ in sample for m in pattern.finditer(c.text)]
     return bool(spelt) and sum(s[0].isupper() for s in spelt) >= NAME_SHARE * len(spelt)
 
 
@@ -117,7 +116,7 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
     if not asks_first_mention(question):
         return []
     firsts = []
-    for name in subjects(store, collection, question):
+    for name in subjects(store, collection, question, filters.view):
         chunk = earliest_mention(store, collection, name, filters)
         if chunk is not None:
             firsts.append((_key(chunk), name, chunk))
@@ -130,5 +129,5 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
         )
         first = met or first
     wanted = f" {norm(name)} "
-    note = [c for c in store.chunks(collection, first.source) if c.position >= first.position]
+    note = [c for c in store.chunks(collection, first.source, Filters(view=filters.view)) if c.position >= first.position]
     return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]

@@ -18,7 +18,8 @@ from rag.config import Config
 from rag.models import Chunk, Filters
 
 ScoredChunks = list[tuple[Chunk, float]]
-Condition = tuple[str, Literal["range", "any", "value"], Any]  # (payload key, how it matches, what)
+# (payload key, how it matches, what); "not": the key must not hold the value (a missing key passes)
+Condition = tuple[str, Literal["range", "any", "value", "not"], Any]
 
 
 class Store(ABC):
@@ -61,8 +62,14 @@ class Store(ABC):
         (``Chunk.context``; the passage alone where the index has no context)."""
 
     @abstractmethod
-    def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
-        """Every chunk (or one file's), in source/position order: previews, alias tables, entity lists."""
+    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+        """Store these chunks' visibility (and new stored hashes) on their existing points, without new vectors:
+        a note moved into a GM folder changes who may read it, not its text."""
+
+    @abstractmethod
+    def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
+        """Every chunk (or one file's) the filters allow, in source/position order: previews, alias tables,
+        entity lists. Like every search, None means the player view: GM-only chunks are left out."""
 
     def close(self) -> None:  # noqa: B027 - optional: only embedded stores hold a lock
         """Release the folder lock of an embedded store. Safe to call twice."""
@@ -71,10 +78,10 @@ class Store(ABC):
 def filter_conditions(filters: Filters | None) -> list[Condition]:
     """What a ``Filters`` asks of the payload, engine-neutral; each store turns these into its own query types,
     so the engines cannot drift apart. A session range never matches a passage without a session (a null
-    value fails a range); several subject words must all be in the subject."""
-    if filters is None or filters.is_empty():
-        return []
-    out: list[Condition] = []
+    value fails a range); several subject words must all be in the subject. No filters is the player view:
+    GM-only passages are excluded inside the engine's query, never by reading results afterwards."""
+    filters = filters or Filters()
+    out: list[Condition] = [("visibility", "not", "gm")] if filters.view == "player" else []
     if filters.session_min is not None or filters.session_max is not None:
         bounds = tuple(None if b is None else float(b) for b in (filters.session_min, filters.session_max))
         out.append(("session", "range", bounds))
@@ -87,6 +94,22 @@ def filter_conditions(filters: Filters | None) -> list[Condition]:
         out.append(("sender_keys", "any", list(filters.senders)))
     out += [("subject_words", "value", word) for word in filters.subject_words]
     return out
+
+
+def check_batch(chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> np.ndarray:
+    """Mismatched lengths are a caller bug: fail before anything is written."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
+        raise ValueError(
+            f"upsert needs one vector and one hash per chunk: {len(chunks)} chunks, "
+            f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes"
+        )
+    return vectors
+
+
+def visibility_payload(chunk: Chunk, stored_hash: str) -> dict[str, Any]:
+    """The fields ``relabel`` writes: a player passage states "player" (an absent field means the same)."""
+    return {"visibility": chunk.visibility, "secret_by": chunk.secret_by, "stored_hash": stored_hash}
 
 
 def get_store(config: Config) -> Store:

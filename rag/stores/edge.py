@@ -37,6 +37,7 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ import qdrant_edge as qe
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store, filter_conditions
+from rag.stores import ScoredChunks, Store, check_batch, filter_conditions, visibility_payload
 
 VECTOR = "dense"
 SPARSE = "bm25"
@@ -67,17 +68,20 @@ INDEXES = {
     "kind": qe.PayloadSchemaType.Keyword,
     "sender_keys": qe.PayloadSchemaType.Keyword,  # e-mail chunks only (see Chunk.payload)
     "subject_words": qe.PayloadSchemaType.Keyword,
+    "visibility": qe.PayloadSchemaType.Keyword,  # every player-view query excludes "gm"
 }
 
 
 def build_filter(filters: Filters | None) -> qe.Filter | None:
-    must = []
+    must, must_not = [], []
     for key, how, value in filter_conditions(filters):
-        if how == "range":
+        if how == "not":
+            must_not.append(qe.FieldCondition(key, match=qe.MatchValue(value)))
+        elif how == "range":
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=value[0], lte=value[1])))
         else:
             must.append(qe.FieldCondition(key, match=qe.MatchAny(value) if how == "any" else qe.MatchValue(value)))
-    return qe.Filter(must=must) if must else None
+    return qe.Filter(must=must or None, must_not=must_not or None) if must or must_not else None
 
 
 class EdgeStore(Store):
@@ -213,12 +217,7 @@ class EdgeStore(Store):
         return {str(r.id): (r.payload or {}).get("stored_hash", "") for r in self._scroll(name, ["stored_hash"])}
 
     def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
-            raise ValueError(
-                f"upsert needs one vector and one hash per chunk: {len(chunks)} chunks, "
-                f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes"
-            )
+        vectors = check_batch(chunks, vectors, stored_hashes)
         shard = self._shard(name)
         if shard is None:
             raise self._missing(name)
@@ -243,8 +242,16 @@ class EdgeStore(Store):
         if shard is not None and ids:
             shard.update(qe.UpdateOperation.delete_points(list(ids)))
 
-    def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
-        flt = build_filter(Filters(sources=(source,))) if source is not None else None
+    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+        shard = self._shard(name)
+        if shard is None:
+            raise self._missing(name)
+        for chunk, stored in zip(chunks, stored_hashes, strict=True):
+            shard.update(qe.UpdateOperation.set_payload([chunk.id], visibility_payload(chunk, stored)))
+
+    def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
+        filters = filters or Filters()
+        flt = build_filter(replace(filters, sources=(source,)) if source is not None else filters)
         found = [Chunk.from_payload(r.payload) for r in self._scroll(name, True, flt)]
         return sorted(found, key=lambda c: (c.source, c.position))
 

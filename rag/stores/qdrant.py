@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store, filter_conditions
+from rag.stores import ScoredChunks, Store, check_batch, filter_conditions, visibility_payload
 
 VECTOR = "dense"
 TEXT = "text"
@@ -54,6 +55,7 @@ INDEXES: dict[str, Any] = {
     "kind": models.PayloadSchemaType.KEYWORD,
     "sender_keys": models.PayloadSchemaType.KEYWORD,  # e-mail chunks only (see Chunk.payload)
     "subject_words": models.PayloadSchemaType.KEYWORD,
+    "visibility": models.PayloadSchemaType.KEYWORD,  # every player-view query excludes "gm"
 }
 TEXT_INDEX = models.TextIndexParams(
     type=models.TextIndexType.TEXT,
@@ -65,14 +67,17 @@ TEXT_INDEX = models.TextIndexParams(
 
 def build_filter(filters: Filters | None) -> models.Filter | None:
     must: list[models.Condition] = []
+    must_not: list[models.Condition] = []
     for key, how, value in filter_conditions(filters):
-        if how == "range":
+        if how == "not":
+            must_not.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
+        elif how == "range":
             must.append(models.FieldCondition(key=key, range=models.Range(gte=value[0], lte=value[1])))
         elif how == "any":
             must.append(models.FieldCondition(key=key, match=models.MatchAny(any=value)))
         else:
             must.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
-    return models.Filter(must=must) if must else None
+    return models.Filter(must=must or None, must_not=must_not or None) if must or must_not else None
 
 
 class QdrantStore(Store):
@@ -214,8 +219,18 @@ class QdrantStore(Store):
             with self._guard():
                 self._client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
-    def chunks(self, name: str, source: str | None = None) -> list[Chunk]:
-        flt = build_filter(Filters(sources=(source,))) if source is not None else None
+    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+        operations = [
+            models.SetPayloadOperation(set_payload=models.SetPayload(payload=visibility_payload(c, h), points=[c.id]))
+            for c, h in zip(chunks, stored_hashes, strict=True)
+        ]
+        for start in range(0, len(operations), BATCH):
+            with self._existing(name):
+                self._client.batch_update_points(name, update_operations=operations[start : start + BATCH], wait=True)
+
+    def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
+        filters = filters or Filters()
+        flt = build_filter(replace(filters, sources=(source,)) if source is not None else filters)
         found = [Chunk.from_payload(p.payload) for p in self._scroll(name, READ_PAYLOAD, flt)]
         return sorted(found, key=lambda c: (c.source, c.position))
 
@@ -276,17 +291,6 @@ def is_locked(path: Path) -> bool:
             return True
         portalocker.unlock(handle)
     return False
-
-
-def check_batch(chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> np.ndarray:
-    """Mismatched lengths are a caller bug: fail before anything is written."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    if vectors.ndim != 2 or len(vectors) != len(chunks) or len(stored_hashes) != len(chunks):
-        raise ValueError(
-            f"upsert needs one vector and one hash per chunk: {len(chunks)} chunks, "
-            f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes"
-        )
-    return vectors
 
 
 def create(config: Config) -> QdrantStore:

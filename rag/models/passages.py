@@ -1,4 +1,4 @@
-"""Plain value objects passed between stages.
+"""What is indexed: a ``Note`` (one file, parsed) and its ``Chunk``s (the passages embedded, searched, cited).
 
 They validate themselves when constructed so a bad object fails where it is made,
 not three stages later inside Qdrant or a chart.
@@ -23,11 +23,25 @@ FILE_TYPES = ("markdown", "pdf", "email", "html", "docx")
 # Where a session number came from when not from the file name ("" = the file name, or no number).
 SESSION_ORIGINS = ("", "front matter", "title", "subject")
 _WORD = re.compile(r"\w+")
+# Who may read a note or passage: every player, or the game master only (rag/ingest/secrets.py decides).
+VISIBILITIES = ("player", "gm")
 
 # Fields added for non-Markdown files, with their unset value. ``Chunk.payload`` leaves a field out while it
 # is unset, so a Markdown note's payload and content hash are what they were before these fields existed
 # (no re-embedding of existing indexes).
-_OPTIONAL = {"page": None, "file_type": "markdown", "sender": "", "subject": "", "date": "", "session_from": ""}
+OPTIONAL_FIELDS = {
+    "page": None,
+    "file_type": "markdown",
+    "sender": "",
+    "subject": "",
+    "date": "",
+    "session_from": "",
+    "visibility": "player",
+    "secret_by": "",
+}
+# Stored, but not part of the content hash: a note moved into a GM folder changes its passages' visibility
+# in place (Store.relabel), without embedding them again.
+_UNHASHED = ("content_hash", "id", "visibility", "secret_by")
 
 
 def format_session(session: Session) -> str:
@@ -59,6 +73,8 @@ class Note:
     subject: str = ""  # e-mail Subject, as written
     date: str = ""  # e-mail Date as an ISO date (YYYY-MM-DD): the day the recap was sent
     session_from: str = ""  # see SESSION_ORIGINS
+    visibility: str = "player"  # see VISIBILITIES: "gm" for a note marked GM-only as a whole
+    secret_by: str = ""  # the rule that made it GM-only ("GM folder", "front matter", …); "" for player notes
 
     def __post_init__(self):
         if not self.source or self.source.startswith("/") or ".." in self.source.split("/"):
@@ -85,7 +101,11 @@ class Note:
 
 
 def _check_common(obj: Any, what: str) -> None:
-    """Validation shared by Note and Chunk for the fields of non-Markdown files."""
+    """Validation shared by Note and Chunk: the fields of non-Markdown files, and visibility."""
+    if obj.visibility not in VISIBILITIES:
+        raise ValueError(f"{what}.visibility must be one of {', '.join(VISIBILITIES)}, got {obj.visibility!r}")
+    if (obj.visibility == "gm") != bool(obj.secret_by):
+        raise ValueError(f"{what}.secret_by names the rule of a GM-only {what.lower()}, and only of one")
     if obj.file_type not in FILE_TYPES:
         raise ValueError(f"{what}.file_type must be one of {', '.join(FILE_TYPES)}, got {obj.file_type!r}")
     if obj.session_from not in SESSION_ORIGINS:
@@ -134,13 +154,15 @@ class Chunk:
     # The passage with its neighbours in the note (chunking.context_window), searched by the "context"
     # keyword stage; never shown, never stored as payload, read back as "". Empty when the window is 0.
     context: str = field(default="", compare=False, repr=False)
-    # Set for PDF, e-mail, HTML and Word files only; left out of the payload while unset (see _OPTIONAL).
+    # Set for PDF, e-mail, HTML and Word files only; left out of the payload while unset (see OPTIONAL_FIELDS).
     page: int | None = None  # PDF page the passage is on (1-based)
     file_type: str = "markdown"
     sender: str = ""
     subject: str = ""
     date: str = ""  # ISO date
     session_from: str = ""
+    visibility: str = "player"  # "gm": never returned to the player view (Filters.view)
+    secret_by: str = ""  # the rule that marked it ("GM folder", "#gm-only tag", "[!secret] callout", …)
 
     def __post_init__(self):
         if not self.campaign:
@@ -164,8 +186,8 @@ class Chunk:
     def _hash(self) -> str:
         """Covers ``context`` too, so a neighbour's edit re-indexes the passage whose context it changes."""
         data = self.payload()
-        data.pop("content_hash", None)
-        data.pop("id", None)
+        for key in _UNHASHED:
+            data.pop(key, None)
         if self.context:
             data["context"] = self.context
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
@@ -178,7 +200,7 @@ class Chunk:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "context"}
         data["entities"] = list(self.entities)
         data["aliases"] = [list(a) for a in self.aliases]
-        for key, unset in _OPTIONAL.items():
+        for key, unset in OPTIONAL_FIELDS.items():
             if data[key] == unset:
                 del data[key]
         if self.sender:
@@ -203,97 +225,3 @@ class Chunk:
 def chunk_id(campaign: str, source: str, position: int) -> str:
     """Stable across runs and machines, so re-indexing updates points instead of duplicating them."""
     return str(uuid.uuid5(_ID_NAMESPACE, f"{campaign}\x1f{source}\x1f{position}"))
-
-
-@dataclass(frozen=True)
-class Filters:
-    """What a search may return. Every field is optional; empty means no restriction."""
-
-    session_min: float | None = None
-    session_max: float | None = None  # "as of session N": nothing from later sessions
-    campaign_no: int | None = None
-    sources: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    senders: tuple[str, ...] = ()  # e-mail from any of these: address, its local part, name or a word of it
-    subject: str = ""  # e-mail whose subject has every word of this (case-insensitive)
-
-    def __post_init__(self):
-        if self.session_min is not None and self.session_max is not None and self.session_min > self.session_max:
-            raise ValueError("Filters.session_min must not be above session_max")
-        object.__setattr__(self, "sources", tuple(self.sources))
-        object.__setattr__(self, "entities", tuple(self.entities))
-        object.__setattr__(self, "kinds", tuple(self.kinds))
-        senders = (" ".join(s.split()).casefold() for s in self.senders)
-        object.__setattr__(self, "senders", tuple(s for s in senders if s))
-        object.__setattr__(self, "subject", " ".join(self.subject.split()))
-
-    @property
-    def subject_words(self) -> list[str]:
-        return match_words(self.subject)
-
-    def is_empty(self) -> bool:
-        return self == Filters()
-
-
-@dataclass
-class Hit:
-    """A retrieved chunk with the score of every stage that saw it.
-
-    ``scores`` keys: ``dense``, ``keyword``, ``context`` (keyword over the passage with its neighbours),
-    ``fused``, ``rerank`` (absent when the stage did not run
-    or did not find this chunk). ``score`` is the one the final order was made by.
-    """
-
-    chunk: Chunk
-    score: float
-    rank: int  # 1-based, after the last stage
-    scores: dict[str, float] = field(default_factory=dict)
-    ranks: dict[str, int] = field(default_factory=dict)  # rank per stage, for rank-movement charts
-    variant: str = ""  # the query text (original or expansion) that found it
-    kept: bool = True  # False when dropped by the score threshold
-
-    def __post_init__(self):
-        if self.rank < 1:
-            raise ValueError("Hit.rank is 1-based")
-
-    def as_dict(self) -> dict[str, Any]:
-        c = self.chunk
-        return {
-            "rank": self.rank,
-            "score": round(self.score, 6),
-            "scores": {k: round(v, 6) for k, v in self.scores.items()},
-            "ranks": dict(self.ranks),
-            "variant": self.variant,
-            "kept": self.kept,
-            "id": c.id,
-            "session": c.session,
-            "campaign_no": c.campaign_no,
-            "source": c.source,
-            "name": c.name,
-            "heading": c.heading,
-            "text": c.text,
-            "entities": list(c.entities),
-            **{k: getattr(c, k) for k in ("page", "sender", "subject", "date") if getattr(c, k) != _OPTIONAL[k]},
-        }
-
-
-@dataclass(frozen=True)
-class Citation:
-    label: str  # as written in the answer, e.g. "Session 5 · The Sunken Tavern"
-    chunk_id: str | None  # None when it resolves to no chunk in the context: flagged, never dropped
-
-
-@dataclass
-class Answer:
-    question: str
-    text: str
-    citations: list[Citation] = field(default_factory=list)
-    hits: list[Hit] = field(default_factory=list)
-    refused: bool = False  # "the notes don't say"
-    confidence: str = "low"
-    trace: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        if self.confidence not in ("high", "medium", "low"):
-            raise ValueError("Answer.confidence is high, medium or low")

@@ -1,0 +1,35 @@
+"""Plain value objects passed between stages: ``passages`` (Note, Chunk) and ``results`` (Filters, Hit,
+Citation, Answer). Import them from here."""
+
+from rag.models.passages import (
+    FILE_TYPES,
+    OPTIONAL_FIELDS,
+    SESSION_ORIGINS,
+    VISIBILITIES,
+    Chunk,
+    Note,
+    Session,
+    chunk_id,
+    format_session,
+    match_words,
+    sender_keys,
+)
+from rag.models.results import Answer, Citation, Filters, Hit
+
+__all__ = [
+    "FILE_TYPES",
+    "OPTIONAL_FIELDS",
+    "SESSION_ORIGINS",
+    "VISIBILITIES",
+    "Answer",
+    "Chunk",
+    "Citation",
+    "Filters",
+    "Hit",
+    "Note",
+    "Session",
+    "chunk_id",
+    "format_session",
+    "match_words",
+    "sender_keys",
+]
