@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import state
+from app import gm, state
 from app.tables import sessions_of
 from rag.config import Config, RetrievalConfig
 from rag.errors import ChroniclerError
@@ -87,6 +87,7 @@ def draw(config: Config) -> None:
     """Every widget of the sidebar; the values live in ``st.session_state`` under the keys above."""
     with st.sidebar:
         campaign = _campaign_selector(config)
+        gm.draw()
         _search_controls(config, campaign)
 
 

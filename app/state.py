@@ -14,6 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from app import gm
 from rag.config import Config, load_config, slug
 from rag.embedders import Embedder, get_embedder
 from rag.errors import ChroniclerError
@@ -34,9 +35,10 @@ CAMPAIGN, PENDING_CAMPAIGN = "campaign", "_pending_campaign"
 
 
 def get_config() -> Config:
-    """The merged config; a broken local.yaml stops the page with a message instead of a traceback."""
+    """The merged config, in this session's view (``app.gm``: the player view unless the GM passphrase was
+    entered, whatever the config files say); a broken local.yaml stops the page with a message."""
     try:
-        return load_config()
+        return load_config().model_copy(update={"view": gm.view()})
     except ChroniclerError as err:
         st.error(err.one_line())
         st.info("Fix or delete the file named above, then reload the page.")
@@ -116,14 +118,16 @@ def campaigns(config: Config) -> dict[str, int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _chunks(skey: tuple, campaign: str, count: int, generation: int, _config: Config) -> list[Chunk]:
+def _chunks(skey: tuple, campaign: str, count: int, generation: int, view: str, _config: Config) -> list[Chunk]:
     return pipeline(_config).chunks(campaign)
 
 
 def campaign_chunks(config: Config, campaign: str) -> list[Chunk]:
+    """The campaign's passages in this view; the view is part of the cache key, so a list read in the GM
+    view is never served to a player's session."""
     p = pipeline(config)
     count = p.store.count(config.collection(campaign))
-    return _chunks(store_key(config), campaign, count, _generation[0], config) if count else []
+    return _chunks(store_key(config), campaign, count, _generation[0], config.view, config) if count else []
 
 
 def changed() -> None:

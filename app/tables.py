@@ -83,23 +83,28 @@ def session_sort_key(label: str) -> tuple[int, float]:
 FILE_TYPE_LABELS = {"markdown": "notes", "pdf": "PDF", "email": "e-mail", "html": "web page", "docx": "Word"}
 
 
-def report_frame(report: IndexReport) -> pd.DataFrame:
-    """One row per file: what it was read as (PDF pages, passages) or why it was skipped."""
+def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
+    """One row per file: what it was read as (PDF pages, passages) or why it was skipped. The player view
+    leaves GM-only notes out (their number is said above the table); the GM view marks them and counts each
+    file's GM-only passages."""
     rows = [
         {
             "file": f.source,
             "read as": FILE_TYPE_LABELS.get(f.file_type, f.file_type),
-            "status": f.status,
+            "status": "indexed, GM only" if f.visibility == "gm" else f.status,
             "pages": f.pages,
             "chunks": f.chunks,
             "added": f.added,
             "updated": f.updated,
             "deleted": f.deleted,
             "note": f.reason,
+            "GM only": f.gm_only,
         }
         for f in report.per_file
+        if view == "gm" or f.visibility == "player"
     ]
     columns = ["file", "read as", "status", "pages", "chunks", "added", "updated", "deleted", "note"]
+    columns += ["GM only"] if view == "gm" and report.gm_only else []
     frame = pd.DataFrame(rows, columns=columns)
     frame["pages"] = frame["pages"].astype("Int64")  # <NA> for files without pages, never 0
     return frame
@@ -127,10 +132,13 @@ def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
             "lines": f"{c.line_start}–{c.line_end}",
             "entities": ", ".join(c.entities),
             "text": c.text,
+            "GM only": c.secret_by,
         }
         for c in chunks
     ]
-    frame = pd.DataFrame(rows, columns=["#", "name", "session", "page", "heading", "lines", "entities", "text"])
+    columns = ["#", "name", "session", "page", "heading", "lines", "entities", "text"]
+    columns += ["GM only"] if any(c.secret_by for c in chunks) else []  # only the GM view has GM-only passages
+    frame = pd.DataFrame(rows, columns=columns)
     frame["page"] = frame["page"].astype("Int64")
     return frame
 
@@ -163,3 +171,16 @@ def sessions_of(chunks: Sequence[Chunk]) -> list:
 def top_entities(chunks: Sequence[Chunk], n: int = 15) -> pd.DataFrame:
     counts = Counter(e for c in chunks for e in set(c.entities))
     return pd.DataFrame(counts.most_common(n), columns=["entity", "passages"])
+
+
+def gm_marking(report: IndexReport, view: str) -> str:
+    """What the secret rules marked in this run, so a GM can check before sharing the app with the table."""
+    rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.gm_rules.items()))
+    text = f"**{report.gm_only} passages are GM only**: the player view never shows them (marked by: {rules})."
+    whole = sum(f.visibility == "gm" for f in report.per_file)
+    if view == "player" and whole:
+        text += (
+            f" {whole} files are GM only as a whole and are left out of the table below; "
+            "the GM view (sidebar → Game master) lists them."
+        )
+    return text

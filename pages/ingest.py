@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import routing, state
-from app.tables import chunks_frame, report_frame
+from app.tables import chunks_frame, gm_marking, report_frame
 from rag.errors import ChroniclerError
 from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
 
@@ -121,8 +121,10 @@ if last and last[0] == campaign:
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")
     cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
     cols[3].metric("Skipped files", len(report.skipped), help="Files that could not be read; see the note column")
+    if report.gm_only:
+        st.info(gm_marking(report, config.view), icon=":material/visibility_off:")
     st.dataframe(
-        report_frame(report),
+        report_frame(report, config.view),
         hide_index=True,
         width="stretch",
         key="report_table",

@@ -206,7 +206,11 @@ class Pipeline:
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:
         collection = self.config.collection(campaign)
-        return self.config.data_path / "aliases" / (f"{collection}.json" if view == "player" else f"{collection}.{view}.json")
+        return (
+            self.config.data_path
+            / "aliases"
+            / (f"{collection}.json" if view == "player" else f"{collection}.{view}.json")
+        )
 
     def campaigns(self) -> dict[str, int]:
         """Indexed campaigns → chunk count (collection names without the prefix)."""

@@ -237,7 +237,7 @@ def _secret_lines(item: list[Piece], shape: list[tuple[int, bool]]) -> list[bool
     nested under it (a tag on the top-level bullet hides the whole item)."""
     hidden = [False] * len(item)
     owner = 0
-    for i, (piece, (indent, opens)) in enumerate(zip(item, shape, strict=True)):
+    for i, (piece, (_, opens)) in enumerate(zip(item, shape, strict=True)):
         owner = i if opens else owner
         if not piece.secret:
             continue

@@ -118,9 +118,7 @@ def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True)
     return out
 
 
-def chunk_note(
-    note: Note, campaign: str, config: ChunkingConfig, secrets: SecretsConfig | None = None
-) -> list[Chunk]:
+def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: SecretsConfig | None = None) -> list[Chunk]:
     """The note's chunks in reading order, positions 0, 1, 2, …; GM-only ones marked (``secrets``: the
     marking rules, default ones when None; a note already marked GM-only is GM-only throughout)."""
     chunks: list[Chunk] = []

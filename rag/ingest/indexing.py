@@ -1,9 +1,11 @@
 """Incremental sync of a notes folder into its campaign's collection.
 
-Chunk ids are derived from campaign + source + position, and each point stores a hash of its content
-and of the embedder's name. A run embeds only chunks whose hash changed, deletes points whose chunk no
-longer exists, and writes in batches: a crash mid-run leaves a state the next run completes, with no
-duplicates (ids are stable) and nothing missing (missing points have no stored hash, so they are redone).
+Chunk ids are derived from campaign + source + position, and each point stores a two-part hash
+(``stored_hash``): of what its vectors are made of, and of everything else it stores. A run embeds only
+chunks whose words changed, rewrites in place the details of those whose words did not (a note marked
+GM-only, lines shifted by new front matter), reuses the vectors of a moved note's passages, deletes points
+whose chunk no longer exists, and writes in batches: a crash mid-run leaves a state the next run completes,
+with no duplicates (ids are stable) and nothing missing (missing points have no stored hash, so they are redone).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from rag.config import Config
 from rag.embedders import Embedder
@@ -38,7 +42,7 @@ class FileReport:
     file_type: str = ""  # what the file was read as: markdown, pdf, email, html, docx ("" when skipped)
     pages: int | None = None  # PDF: pages in the file
     gm_only: int = 0  # passages only the GM view shows
-    relabelled: int = 0  # passages whose visibility changed (no new embedding)
+    relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
     visibility: str = "player"  # "gm" when the whole note is GM-only
 
 
@@ -53,7 +57,8 @@ class IndexReport:
     deleted: int = 0
     unchanged: int = 0
     embedded: int = 0
-    relabelled: int = 0  # passages whose visibility changed in place
+    relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
+    reused: int = 0  # passages of moved or renamed notes written with their old vectors
     gm_rules: dict[str, int] = field(default_factory=dict)  # marking rule → GM-only passages (rag.ingest.secrets)
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -74,16 +79,25 @@ class IndexReport:
 
 
 def stored_hash(chunk: Chunk, embedder: Embedder) -> str:
-    """Changes when the text, the metadata or the model changes: any of them needs a new point. A GM-only
-    passage's hash ends in its rule ("…+gm:GM folder"): when only that part differs, the point is relabelled
-    in place instead of embedded again (``embedded_part``)."""
-    digest = hashlib.sha256(f"{chunk.content_hash}\x1f{embedder.name}".encode()).hexdigest()[:32]
-    return digest if chunk.visibility == "player" else f"{digest}+gm:{chunk.secret_by}"
+    """ "<vectors>+<details>": the first part changes with what the point's vectors are made of (the passage's
+    words, its neighbours' words, the model), the second with anything else stored (name, lines, who may read
+    it). Only a change in the first needs the model; the second is rewritten in place."""
+    details = chunk.content_hash[:16] + ("" if chunk.visibility == "player" else f":gm:{chunk.secret_by}")
+    return f"{vector_key(chunk, embedder)}+{details}"
 
 
-def embedded_part(stored: str) -> str:
-    """The part of a stored hash that needs a new vector when it changes."""
-    return stored.split("+", 1)[0]
+def vector_key(chunk: Chunk, embedder: Embedder) -> str:
+    return hashlib.sha256(f"{chunk.text}\x1f{chunk.context}\x1f{embedder.name}".encode()).hexdigest()[:16]
+
+
+def same_vectors(stored: str | None, chunk: Chunk, embedder: Embedder) -> bool:
+    """Whether a point stored with hash ``stored`` already has this chunk's vectors. A hash of an index made
+    before hashes had two parts covers words and details together, as the one-part hash it was."""
+    if not stored:
+        return False
+    if "+" in stored:
+        return stored.split("+", 1)[0] == vector_key(chunk, embedder)
+    return stored == hashlib.sha256(f"{chunk.content_hash}\x1f{embedder.name}".encode()).hexdigest()[:32]
 
 
 def prepare_chunks(config: Config, notes_dir: str | Path, campaign: str) -> tuple[list[Chunk], list[Skipped], list]:
@@ -110,29 +124,28 @@ def sync_campaign(
     store.ensure_collection(collection, embedder.dim)
     existing = store.stored_hashes(collection)
     wanted = {c.id: stored_hash(c, embedder) for c in chunks}
+    todo = [c for c in chunks if not same_vectors(existing.get(c.id), c, embedder)]
+    redo = {c.id for c in todo}
+    rewrite = [c for c in chunks if c.id in existing and existing[c.id] != wanted[c.id] and c.id not in redo]
+    stale = [pid for pid in existing if pid not in wanted]
+    reused = _reuse_moved(store, collection, todo, existing, wanted, embedder)
     # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over
     # everything it is given, so without this a batched pipeline pays ~15% more than one big encode().
-    todo = sorted(
-        (c for c in chunks if embedded_part(existing.get(c.id, "")) != embedded_part(wanted[c.id])),
-        key=lambda c: len(c.text),
-    )
-    redo = {c.id for c in todo}
-    relabel = [c for c in chunks if c.id in existing and existing[c.id] != wanted[c.id] and c.id not in redo]
-    stale = [pid for pid in existing if pid not in wanted]
+    embed = sorted((c for c in todo if c.id not in reused), key=lambda c: len(c.text))
 
     if progress:
-        progress(0, len(todo))
-    for start in range(0, len(todo), write_batch):
-        batch = todo[start : start + write_batch]
+        progress(0, len(embed))
+    for start in range(0, len(embed), write_batch):
+        batch = embed[start : start + write_batch]
         t0 = time.perf_counter()
         vectors = embedder.embed_batch([c.text for c in batch])
         report.embed_seconds += time.perf_counter() - t0
         store.upsert(collection, batch, vectors, [wanted[c.id] for c in batch])
         report.embedded += len(batch)
         if progress:
-            progress(report.embedded, len(todo))
-    if relabel:
-        store.relabel(collection, relabel, [wanted[c.id] for c in relabel])
+            progress(report.embedded, len(embed))
+    if rewrite:
+        store.rewrite_payload(collection, rewrite, [wanted[c.id] for c in rewrite])
     stale_sources = Counter()
     if stale:
         stale_set = set(stale)
@@ -140,11 +153,26 @@ def sync_campaign(
         stale_sources = Counter(c.source for c in store.chunks(collection, filters=everything) if c.id in stale_set)
         store.delete(collection, stale)
 
-    report.relabelled = len(relabel)
+    report.relabelled, report.reused = len(rewrite), len(reused)
     report.gm_rules = dict(Counter(c.secret_by for c in chunks if c.visibility == "gm"))
-    _fill_counts(report, chunks, todo, existing, stale_sources, notes, relabel)
+    _fill_counts(report, chunks, todo, existing, stale_sources, notes, rewrite)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _reuse_moved(store: Store, collection: str, todo, existing, wanted, embedder: Embedder) -> set[str]:
+    """Write the chunks of ``todo`` whose words a point about to be deleted already holds (a note moved or
+    renamed: new ids, same passages) with that point's vectors; their ids. Before the old points are deleted,
+    so a crash in between loses nothing."""
+    leaving = {h.split("+", 1)[0]: pid for pid, h in existing.items() if pid not in wanted and "+" in h}
+    source = {c.id: leaving[key] for c in todo if (key := vector_key(c, embedder)) in leaving}
+    vectors = store.vectors(collection, sorted(set(source.values()))) if source else {}
+    moved = [c for c in todo if source.get(c.id) in vectors]
+    for start in range(0, len(moved), WRITE_BATCH):
+        batch = moved[start : start + WRITE_BATCH]
+        stacked = np.stack([vectors[source[c.id]] for c in batch])
+        store.upsert(collection, batch, stacked, [wanted[c.id] for c in batch])
+    return {c.id for c in moved}
 
 
 def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Counter, notes, relabel) -> None:

@@ -26,8 +26,8 @@ from rag.models import Note
 
 GM_FOLDER, GM_FRONT_MATTER, GM_TAG, GM_CALLOUT = "GM folder", "front matter", "#gm-only tag", "[!secret] callout"
 RULES = (GM_FOLDER, GM_FRONT_MATTER, GM_TAG, GM_CALLOUT)
-_TRUE = {True, "true", "yes", "on", "1", 1}
-_FALSE = {False, "false", "no", "off", "0", 0}
+_TRUE = {True, "true", "yes", "on", "1"}  # True == 1: a YAML 1 counts too
+_FALSE = {False, "false", "no", "off", "0"}
 _GM_VALUES = {"gm", "dm", "gm-only", "gm_only", "private", "secret", "hidden"}
 
 
@@ -50,7 +50,7 @@ def _folder_word(folders: tuple[str, ...], words: tuple[str, ...]) -> bool:
 
 @lru_cache(maxsize=8)
 def _word_pattern(words: tuple[str, ...]) -> re.Pattern:
-    """"GM", "DM Notes", "Session Prep", "Secrets", "gm_stuff": the word alone, between non-letters."""
+    """ "GM", "DM Notes", "Session Prep", "Secrets", "gm_stuff": the word alone, between non-letters."""
     alternatives = "|".join(re.escape(w.strip()) for w in words if w.strip())
     return re.compile(rf"(?<![^\W\d_])(?:{alternatives})s?(?![^\W\d_])", re.IGNORECASE)
 

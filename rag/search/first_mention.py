@@ -129,5 +129,7 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
         )
         first = met or first
     wanted = f" {norm(name)} "
-    note = [c for c in store.chunks(collection, first.source, Filters(view=filters.view)) if c.position >= first.position]
+    note = [
+        c for c in store.chunks(collection, first.source, Filters(view=filters.view)) if c.position >= first.position
+    ]
     return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]

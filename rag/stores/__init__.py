@@ -62,9 +62,14 @@ class Store(ABC):
         (``Chunk.context``; the passage alone where the index has no context)."""
 
     @abstractmethod
-    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
-        """Store these chunks' visibility (and new stored hashes) on their existing points, without new vectors:
-        a note moved into a GM folder changes who may read it, not its text."""
+    def rewrite_payload(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+        """Replace these chunks' stored details (visibility, lines, title…) on their existing points, keeping
+        their vectors: a note marked GM-only, or one whose front matter grew, changes no passage's words."""
+
+    @abstractmethod
+    def vectors(self, name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The dense vectors of these points (those that exist): a note moved to another folder keeps its
+        passages' vectors under their new ids instead of being embedded again."""
 
     @abstractmethod
     def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
@@ -105,11 +110,6 @@ def check_batch(chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Seq
             f"vectors of shape {vectors.shape}, {len(stored_hashes)} hashes"
         )
     return vectors
-
-
-def visibility_payload(chunk: Chunk, stored_hash: str) -> dict[str, Any]:
-    """The fields ``relabel`` writes: a player passage states "player" (an absent field means the same)."""
-    return {"visibility": chunk.visibility, "secret_by": chunk.secret_by, "stored_hash": stored_hash}
 
 
 def get_store(config: Config) -> Store:

@@ -9,21 +9,18 @@ program fails at once with ``StoreLockedError``, as with the ``qdrant`` backend'
 Points carry a dense vector ``dense`` (cosine) and a sparse ``bm25`` vector made by edge's built-in
 ``Bm25`` embedder; the shard applies IDF at query time, so keyword scores are BM25 over the current
 corpus. Tokenization (``BM25_CONFIG``): word tokenizer, lowercase, English stopwords and the English
-Snowball stemmer (the embedder's defaults), so "dragons" finds "dragon"; ``avg_len`` is set to the
-length of a typical chunk instead of the default 256 tokens. On crd3-questions (keyword search alone,
-one chunk per bullet) that scored hit@10 0.80 / MRR 0.59 against 0.74 / 0.55 for the plain tokenization
-the ``qdrant`` backend is limited to; the price is that the two backends' keyword results differ
-(top-10 overlap 0.5-0.7 on 1k-10k chunks; with ``DisabledStemmer``, no stopwords and ``avg_len=60`` they nearly coincide).
-A second sparse vector ``bm25_context`` holds the same BM25 terms of the passage together with its
-neighbours (``Chunk.context``), for the "context" keyword stage.
-The scheme is recorded in each shard folder and a change recreates the collection, since sparse
-vectors made another way would not match the queries.
+Snowball stemmer (the embedder's defaults), so "dragons" finds "dragon"; ``avg_len`` is a typical chunk's
+length, not the default 256 tokens. On crd3-questions (keyword search alone) that scored hit@10 0.80 / MRR
+0.59 against 0.74 / 0.55 for the plain tokenization the ``qdrant`` backend is limited to; so the two
+backends' keyword results differ (top-10 overlap 0.5-0.7 on 1k-10k chunks). A second sparse vector
+``bm25_context`` holds the BM25 terms of the passage with its neighbours (``Chunk.context``), for the
+"context" stage. The scheme is recorded in each shard folder; a change recreates the collection.
 
 Writes are durable once ``update`` returns: the shard's WAL replays them after a crash (checked with a
 SIGKILL), so segments are flushed only on close; a flush per 128-chunk batch made indexing ~3x slower.
 
-No HNSW by default: edge builds it only on an explicit ``optimize()`` (~4 s for 10k 384-d points),
-while an exact scan of 10k takes ~2 ms; so ``optimize`` runs only past ``OPTIMIZE_ABOVE`` points.
+No HNSW by default: edge builds it only on ``optimize()`` (~4 s for 10k 384-d points), while an exact scan of
+10k takes ~2 ms; so ``optimize`` runs only past ``OPTIMIZE_ABOVE`` points.
 
 Missing collections behave as in ``rag.stores.qdrant``: empty counts, hashes and chunks; searches and
 ``upsert`` raise ``CampaignNotFoundError``.
@@ -48,7 +45,7 @@ import qdrant_edge as qe
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store, check_batch, filter_conditions, visibility_payload
+from rag.stores import ScoredChunks, Store, check_batch, filter_conditions
 
 VECTOR = "dense"
 SPARSE = "bm25"
@@ -242,12 +239,17 @@ class EdgeStore(Store):
         if shard is not None and ids:
             shard.update(qe.UpdateOperation.delete_points(list(ids)))
 
-    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+    def rewrite_payload(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
         shard = self._shard(name)
         if shard is None:
             raise self._missing(name)
-        for chunk, stored in zip(chunks, stored_hashes, strict=True):
-            shard.update(qe.UpdateOperation.set_payload([chunk.id], visibility_payload(chunk, stored)))
+        for c, h in zip(chunks, stored_hashes, strict=True):
+            shard.update(qe.UpdateOperation.overwrite_payload([c.id], {**c.payload(), "stored_hash": h}))
+
+    def vectors(self, name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        shard = self._shard(name)
+        records = shard.retrieve(list(ids), False, [VECTOR]) if shard is not None else []
+        return {str(r.id): np.asarray(r.vector[VECTOR], dtype=np.float32) for r in records}
 
     def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
         filters = filters or Filters()

@@ -3,21 +3,17 @@
 ``store.url`` (+ ``api_key``) talks to a Qdrant server or cluster; otherwise ``store.path == ":memory:"``
 keeps everything in the process (tests); otherwise the embedded folder (``QdrantClient(path=...)``).
 
-Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), and the
-"context" stage the same over ``context`` (the passage with its neighbours; the passage alone when a chunk
-has none), so no
-tokenizer or sparse vectors live in this project. The index uses the default ``word`` tokenizer,
-lowercased, with no stemming and no stopwords: qdrant-client's local mode implements BM25 only for
-that tokenization (anything else raises ``NotImplementedError``), and one setting for every mode keeps
-scores comparable between a laptop and a server.
+Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), and the "context"
+stage the same over ``context`` (the passage with its neighbours, or alone), so no tokenizer or sparse
+vectors live in this project. The index uses the default ``word`` tokenizer, lowercased, with no stemming
+and no stopwords: local mode implements BM25 only for that (anything else raises ``NotImplementedError``),
+and one setting for every mode keeps scores comparable between a laptop and a server.
 
-Local mode (folder or ``:memory:``) is plain Python and not thread-safe: two threads upserting at once
-lose points and break its SQLite transactions (measured). Streamlit serves every session from its own
-thread with one cached store, so local-mode calls are serialised by a lock; a server needs none.
+Local mode (folder or ``:memory:``) is plain Python and not thread-safe: two threads upserting at once lose
+points (measured). Streamlit serves each session from its own thread, so local-mode calls take a lock.
 
-Missing collections: ``count``/``stored_hashes``/``chunks`` return empty, ``delete``/``drop`` do
-nothing, searches and ``upsert`` raise ``CampaignNotFoundError`` naming the collection (a search on a
-campaign that was never indexed is a user error; an empty result would look like "the notes don't say").
+Missing collections: ``count``/``stored_hashes``/``chunks`` return empty, ``delete``/``drop`` do nothing,
+searches and ``upsert`` raise ``CampaignNotFoundError`` (an empty result would look like "the notes don't say").
 """
 
 from __future__ import annotations
@@ -37,7 +33,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from rag.config import Config
 from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
-from rag.stores import ScoredChunks, Store, check_batch, filter_conditions, visibility_payload
+from rag.stores import ScoredChunks, Store, check_batch, filter_conditions
 
 VECTOR = "dense"
 TEXT = "text"
@@ -203,11 +199,7 @@ class QdrantStore(Store):
     def upsert(self, name: str, chunks: Sequence[Chunk], vectors: np.ndarray, stored_hashes: Sequence[str]) -> None:
         vectors = check_batch(chunks, vectors, stored_hashes)
         points = [
-            models.PointStruct(
-                id=c.id,
-                vector={VECTOR: v.tolist()},
-                payload={**c.payload(), CONTEXT: c.context or c.text, "stored_hash": h},
-            )
+            models.PointStruct(id=c.id, vector={VECTOR: v.tolist()}, payload=_payload(c, h))
             for c, v, h in zip(chunks, vectors, stored_hashes, strict=True)
         ]
         for start in range(0, len(points), BATCH):
@@ -219,14 +211,19 @@ class QdrantStore(Store):
             with self._guard():
                 self._client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
-    def relabel(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
+    def rewrite_payload(self, name: str, chunks: Sequence[Chunk], stored_hashes: Sequence[str]) -> None:
         operations = [
-            models.SetPayloadOperation(set_payload=models.SetPayload(payload=visibility_payload(c, h), points=[c.id]))
+            models.OverwritePayloadOperation(overwrite_payload=models.SetPayload(payload=_payload(c, h), points=[c.id]))
             for c, h in zip(chunks, stored_hashes, strict=True)
         ]
         for start in range(0, len(operations), BATCH):
             with self._existing(name):
                 self._client.batch_update_points(name, update_operations=operations[start : start + BATCH], wait=True)
+
+    def vectors(self, name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._existing(name):  # only ever asked for points it just listed
+            points = self._client.retrieve(name, ids=list(ids), with_payload=False, with_vectors=[VECTOR])
+        return {str(p.id): np.asarray(p.vector[VECTOR], dtype=np.float32) for p in points}
 
     def chunks(self, name: str, source: str | None = None, filters: Filters | None = None) -> list[Chunk]:
         filters = filters or Filters()
@@ -291,6 +288,11 @@ def is_locked(path: Path) -> bool:
             return True
         portalocker.unlock(handle)
     return False
+
+
+def _payload(chunk: Chunk, stored_hash: str) -> dict[str, Any]:
+    """A point's payload: the chunk's, its neighbours' text for the context keyword index, its stored hash."""
+    return {**chunk.payload(), CONTEXT: chunk.context or chunk.text, "stored_hash": stored_hash}
 
 
 def create(config: Config) -> QdrantStore:
