@@ -11,108 +11,28 @@ from __future__ import annotations
 import io
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.browser import ARGS, CHROMIUM, ROOT, SLOW, serve, settle
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "streamlit_app.py"
 DEMO = ROOT / "data" / "demo" / "notes"
 # Screenshots go to tests/artifacts/ (git-ignored) so a test run never dirties the tree;
 # `make screenshots` points this at docs/screenshots/ to refresh the ones the README shows.
 SHOTS = Path(os.environ.get("CHRONICLER_SCREENSHOTS") or ROOT / "tests" / "artifacts" / "screenshots")
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
 WIDE = {"width": 1280, "height": 1600}
 PHONE = {"width": 390, "height": 844}
-SLOW = 120_000  # ms: the first index loads the model (~10 s) and embeds on a small CPU
-
-
-def _require_chromium() -> None:
-    if Path(CHROMIUM).exists():
-        return
-    message = f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(message + "; browser tests must run in CI.")
-    pytest.skip(message + ".")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
     tmp = tmp_path_factory.mktemp("browser")
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLER_")}
-    env.update(
-        CHRONICLER_DATA_DIR=str(tmp / "data"),
-        CHRONICLER_LOCAL_CONFIG=str(tmp / "local.yaml"),
-        CHRONICLER_NOTES_DIR=str(tmp / "no-demo"),  # start empty: the test uploads its own vault
-        HF_HUB_OFFLINE="1",
-        PYTHONUNBUFFERED="1",
-    )
-    log = (tmp / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(APP),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("streamlit did not start:\n" + (tmp / "server.log").read_text())
-        time.sleep(0.3)
-    yield {"url": url, "tmp": tmp}
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with serve(tmp, CHRONICLER_NOTES_DIR=str(tmp / "no-demo")) as url:  # start empty: the test uploads a vault
+        yield {"url": url, "tmp": tmp}
 
 
 @pytest.fixture(scope="module")
@@ -137,14 +57,6 @@ def page(browser, server):
     pg.goto(server["url"])
     yield pg
     context.close()
-
-
-def settle(pg) -> None:
-    """Wait until the script run finished (only meaningful after waiting for some content)."""
-    from playwright.sync_api import expect
-
-    expect(pg.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
-    pg.wait_for_timeout(300)
 
 
 def shot(pg, name: str) -> None:

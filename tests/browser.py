@@ -1,0 +1,99 @@
+"""Running the app for browser tests: `streamlit run` as a subprocess on a free port, and Debian's Chromium.
+
+Shared by the browser test modules (a test module is never imported by another).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "streamlit_app.py"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+SLOW = 120_000  # ms: the first index loads the model (~10 s) and embeds on a small CPU
+
+
+def require_chromium() -> None:
+    """Skip without Chromium, except under CI (``CI`` set), where a missing browser is a failure."""
+    if Path(CHROMIUM).exists():
+        return
+    message = f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(message + "; browser tests must run in CI.")
+    pytest.skip(message + ".")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(tmp: Path, **env_vars: str) -> Iterator[str]:
+    """The app served from a subprocess with its own data folder under ``tmp`` (and these environment
+    variables); yields its URL, stops it after."""
+    require_chromium()
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLER_")}
+    env.update(
+        CHRONICLER_DATA_DIR=str(tmp / "data"),
+        CHRONICLER_LOCAL_CONFIG=str(tmp / "local.yaml"),
+        HF_HUB_OFFLINE="1",
+        PYTHONUNBUFFERED="1",
+        **env_vars,
+    )
+    log = (tmp / "server.log").open("w")
+    command = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true"]
+    command += ["--server.port", str(port), "--server.address", "127.0.0.1"]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("streamlit did not start:\n" + (tmp / "server.log").read_text())
+        time.sleep(0.3)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def settle(pg) -> None:
+    """Wait until the script run finished (only meaningful after waiting for some content)."""
+    from playwright.sync_api import expect
+
+    expect(pg.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
+    pg.wait_for_timeout(300)
