@@ -20,7 +20,7 @@ from rag.embedders import Embedder, get_embedder
 from rag.errors import ChroniclerError
 from rag.ingest.indexing import IndexReport
 from rag.ingest.uploads import known_campaigns
-from rag.models import Chunk
+from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
 from rag.stores import Store, get_store
 
@@ -126,7 +126,7 @@ def campaign_chunks(config: Config, campaign: str) -> list[Chunk]:
     """The campaign's passages in this view; the view is part of the cache key, so a list read in the GM
     view is never served to a player's session."""
     p = pipeline(config)
-    count = p.store.count(config.collection(campaign))
+    count = p.store.count(config.collection(campaign), Filters(view=config.view))
     return _chunks(store_key(config), campaign, count, _generation[0], config.view, config) if count else []
 
 

@@ -211,7 +211,8 @@ def respond(
         "variants": dict(retrieval.variants),
         "queries": list(retrieval.queries),
         "notices": list(retrieval.notices),
-        "filters": {k: v for k, v in vars(retrieval.filters).items() if v not in (None, (), "")},
+        "filters": {k: v for k, v in vars(retrieval.filters).items() if v not in (None, (), "") and k != "view"},
+        "view": retrieval.filters.view,  # who the answer was made for: a run record says if it may hold GM notes
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,
         "support": support,

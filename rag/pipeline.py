@@ -191,7 +191,7 @@ class Pipeline:
         collection = self.config.collection(campaign)
         view = self.config.view
         path = self._alias_path(campaign, view)
-        count = self.store.count(collection)
+        count = self.store.count(collection, Filters(view=view))
         if not rebuild and path.exists():
             try:
                 saved = json.loads(path.read_text(encoding="utf-8"))
@@ -213,10 +213,10 @@ class Pipeline:
         )
 
     def campaigns(self) -> dict[str, int]:
-        """Indexed campaigns → chunk count (collection names without the prefix)."""
+        """Indexed campaigns → the number of passages this view may read (collection names without the prefix)."""
         prefix = self.config.store.collection_prefix
         return {
-            name[len(prefix) :]: self.store.count(name)
+            name[len(prefix) :]: self.store.count(name, Filters(view=self.config.view))
             for name in sorted(self.store.collections())
             if name.startswith(prefix)
         }

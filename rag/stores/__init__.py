@@ -37,7 +37,8 @@ class Store(ABC):
     def drop(self, name: str) -> None: ...
 
     @abstractmethod
-    def count(self, name: str) -> int: ...
+    def count(self, name: str, filters: Filters | None = None) -> int:
+        """Points the filters allow; None is the player view, as for every read."""
 
     @abstractmethod
     def stored_hashes(self, name: str) -> dict[str, str]:

@@ -192,9 +192,9 @@ class EdgeStore(Store):
             if self._folder(name).exists():
                 shutil.rmtree(self._folder(name))
 
-    def count(self, name: str) -> int:
+    def count(self, name: str, filters: Filters | None = None) -> int:
         shard = self._shard(name)
-        return 0 if shard is None else shard.count(qe.CountRequest(exact=True))
+        return 0 if shard is None else shard.count(qe.CountRequest(exact=True, filter=build_filter(filters)))
 
     # -- points --------------------------------------------------------------------------------
 

@@ -1,13 +1,12 @@
 """Backend ``qdrant``: qdrant-client, one code path for a server, ``:memory:`` and an embedded folder.
 
-``store.url`` (+ ``api_key``) talks to a Qdrant server or cluster; otherwise ``store.path == ":memory:"``
-keeps everything in the process (tests); otherwise the embedded folder (``QdrantClient(path=...)``).
+``store.url`` (+ ``api_key``): a Qdrant server or cluster; ``store.path == ":memory:"``: in the process (tests);
+otherwise the embedded folder (``QdrantClient(path=...)``).
 
 Keyword search is Qdrant's own BM25 over a full-text index on ``text`` (``TextQuery``), and the "context"
 stage the same over ``context`` (the passage with its neighbours, or alone), so no tokenizer or sparse
 vectors live in this project. The index uses the default ``word`` tokenizer, lowercased, with no stemming
-and no stopwords: local mode implements BM25 only for that (anything else raises ``NotImplementedError``),
-and one setting for every mode keeps scores comparable between a laptop and a server.
+and no stopwords: local mode implements BM25 only for that, and one setting keeps laptop and server alike.
 
 Local mode (folder or ``:memory:``) is plain Python and not thread-safe: two threads upserting at once lose
 points (measured). Streamlit serves each session from its own thread, so local-mode calls take a lock.
@@ -151,10 +150,12 @@ class QdrantStore(Store):
         return True
 
     def _ensure_context_index(self, name: str) -> None:
-        """Collections made before the context stage lack its index; their points gain the field when
-        the next sync rewrites them (their content hash changed with it)."""
-        if CONTEXT not in (self._client.get_collection(name).payload_schema or {}):
+        """Collections made before the context stage (or GM secrets) lack its index."""
+        schema = self._client.get_collection(name).payload_schema or {}
+        if CONTEXT not in schema:
             self._client.create_payload_index(name, CONTEXT, TEXT_INDEX)
+        if self._url and "visibility" not in schema:
+            self._client.create_payload_index(name, "visibility", INDEXES["visibility"])
 
     def collections(self) -> list[str]:
         """This project's collections only (``store.collection_prefix``): a server may hold others."""
@@ -167,11 +168,11 @@ class QdrantStore(Store):
             if self._client.collection_exists(name):
                 self._client.delete_collection(name)
 
-    def count(self, name: str) -> int:
+    def count(self, name: str, filters: Filters | None = None) -> int:
         if not self._exists(name):
             return 0
         with self._guard():
-            return self._client.count(name, exact=True).count
+            return self._client.count(name, count_filter=build_filter(filters), exact=True).count
 
     # -- points --------------------------------------------------------------------------------
 
