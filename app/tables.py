@@ -93,7 +93,7 @@ def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
             "read as": FILE_TYPE_LABELS.get(f.file_type, f.file_type),
             "status": "indexed, GM only" if f.visibility == "gm" else f.status,
             "pages": f.pages,
-            "chunks": f.chunks,
+            "chunks": f.chunks if view == "gm" else f.chunks - f.gm_only,  # what this view can read
             "added": f.added,
             "updated": f.updated,
             "deleted": f.deleted,
