@@ -12,14 +12,82 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.tables import BELOW, BEYOND, SHOWN, STAGE_LABELS, hit_status, session_label, session_sort_key, stages_run
+from app.tables import (
+    BELOW,
+    BEYOND,
+    MATCH_LABELS,
+    SHOWN,
+    STAGE_LABELS,
+    contributions,
+    hit_status,
+    session_label,
+    session_sort_key,
+    stages_run,
+)
+from rag.config import RetrievalConfig
 from rag.models import Chunk, Hit
 
 COLORS = {SHOWN: "#7b4f2c", "other": "#c9b79c", "threshold": "#b03a2e"}
+MATCH_COLORS = {
+    "keyword": "#7b4f2c",
+    "dense": "#4f7b8c",
+    "context": "#c9a25c",
+    "first_mention": "#8c4f7b",
+    "links": "#6b8c4f",
+}
+WHY_CAPTION = (
+    "Each bar is one passage, best first. Its colours show what made it match your question; the longest bar "
+    "matched best (100). A note after a bar says when the closer second look moved it."
+)
 
 
 def _label(hit: Hit) -> str:
     return f"#{hit.rank} {hit.chunk.name}"
+
+
+def why_figure(hits: Sequence[Hit], retrieval: RetrievalConfig, mode: str) -> go.Figure:
+    """One horizontal bar per passage, split by what matched (``MATCH_LABELS``), scaled so the best-matching
+    passage is 100; passages the reranker moved say from where. The player's "why this passage" chart."""
+    parts = [contributions(h, retrieval, mode) for h in hits]
+    top = max((sum(p.values()) for p in parts), default=0.0) or 1.0
+    labels = [_label(h) for h in hits]
+    fig = go.Figure()
+    for stage, name in MATCH_LABELS.items():
+        values = [100 * p.get(stage, 0.0) / top for p in parts]
+        if any(values):
+            fig.add_trace(
+                go.Bar(
+                    y=labels,
+                    x=values,
+                    name=name,
+                    orientation="h",
+                    marker_color=MATCH_COLORS[stage],
+                    hovertemplate="%{y}<br>" + name + ": %{x:.0f}<extra></extra>",
+                )
+            )
+    for hit, label, part in zip(hits, labels, parts, strict=True):
+        before = hit.ranks.get("first_stage")
+        if "rerank" in hit.scores and before and before != hit.rank:
+            where = "up" if before > hit.rank else "down"
+            fig.add_annotation(
+                y=label,
+                x=100 * sum(part.values()) / top,
+                text=f"moved {where} from #{before}",
+                showarrow=False,
+                xanchor="left",
+                xshift=6,
+                font=dict(size=11, color="#555"),
+            )
+    fig.update_layout(
+        barmode="stack",
+        height=140 + 34 * len(hits),
+        margin=dict(l=10, r=10, t=70, b=10),
+        title="Why each passage was chosen",
+        xaxis=dict(title="how well it matched (best = 100)", range=[0, 130]),
+        yaxis=dict(autorange="reversed", title=None, automargin=True),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, title=None),
+    )
+    return fig
 
 
 def stage_scores_figure(hits: Sequence[Hit], mode: str) -> go.Figure:

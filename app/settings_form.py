@@ -25,7 +25,7 @@ ANSWER_BACKENDS = {
 }
 RERANKERS = {
     "learned": "Built in, offline: a small model that weighs how each passage matched (recommended)",
-    "cross-encoder": "A downloaded reranking model (cross-encoder)",
+    "cross-encoder": "A reranking model you downloaded",
     "late-interaction": "Built in, offline: the search model compares word by word",
     "llm": "The answer language model rates each passage",
 }

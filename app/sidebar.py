@@ -17,7 +17,8 @@ from rag.llm import llm_configured
 from rag.models import Filters, format_session
 
 # Sidebar widget keys, read by the pages.
-MODE, TOP_K, SESSION_CAP, RERANK = "mode", "top_k", "session_cap", "rerank"
+MODE, TOP_K, SESSION_CAP, RERANK, REREAD = "mode", "top_k", "session_cap", "rerank", "reread"
+MAX_REREAD = 50
 EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
 MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
 EXPAND_HELP = (
@@ -26,8 +27,11 @@ EXPAND_HELP = (
     "it writes. Every passage keeps its best match."
 )
 RERANK_HELP = (
-    "Reranking: a second look at the best passages, weighing how each one matched your question, puts the "
-    "most useful first. Built in and offline; another reranker can be chosen in Settings."
+    "A second, closer look at the best passages, weighing how each one matched your question, puts the most "
+    "useful first. Built in and offline; another way of re-reading can be chosen in Settings."
+)
+REREAD_HELP = (
+    "How many of the best passages get the second look. More can find a passage ranked lower, a little slower."
 )
 ALL_SESSIONS = "all"
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
@@ -73,6 +77,7 @@ def search_settings(config: Config) -> tuple[Config, Filters]:
     threshold = st.session_state.get(threshold_key(mode))
     cfg.retrieval.score_threshold = float(threshold) if threshold else None
     cfg.reranker.enabled = bool(st.session_state.get(RERANK, config.reranker.enabled))
+    cfg.reranker.candidates = int(st.session_state.get(REREAD) or config.reranker.candidates)
     if st.session_state.get(KEYWORD_WEIGHT) is not None:
         weights = exact_word_weights(config.retrieval, float(st.session_state[KEYWORD_WEIGHT]))
         cfg.retrieval.keyword_weight, cfg.retrieval.context_weight = weights
@@ -118,7 +123,34 @@ def _campaign_selector(config: Config) -> str:
 
 
 def _search_controls(config: Config, campaign: str) -> None:
+    """What a player decides first (the session cap, re-reading, other wordings); the engine room under
+    "Advanced", with its own names."""
     st.markdown("#### Search options")
+    _session_cap(config, campaign)
+    st.session_state.setdefault(RERANK, config.reranker.enabled)
+    st.session_state.setdefault(REREAD, min(max(5, 5 * round(config.reranker.candidates / 5)), MAX_REREAD))
+    if st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP):
+        st.slider("Passages to re-read", 5, MAX_REREAD, step=5, key=REREAD, help=REREAD_HELP)
+    st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
+    st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
+    if st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP):
+        st.slider(
+            "Other wordings to search",
+            1,
+            8,
+            key=PHRASINGS,
+            help="More wordings find more, but each one is one more search (and, with a language model, a call).",
+        )
+        if not llm_configured(config.answer):
+            st.caption(
+                ":material/info: Without a language model, only other names from your notes are searched. "
+                "Add one in Settings → Answers for other wordings too."
+            )
+    with st.expander("Advanced", icon=":material/tune:"):
+        _advanced_controls(config)
+
+
+def _advanced_controls(config: Config) -> None:
     st.session_state.setdefault(MODE, config.retrieval.mode)
     mode = st.radio("How to search", list(MODES), key=MODE, format_func=MODES.get, help=MODE_HELP)
     if mode == "hybrid":
@@ -141,24 +173,6 @@ def _search_controls(config: Config, campaign: str) -> None:
         key=TOP_K,
         help="How many of the best-matching passages are shown (and, later, given to the answerer).",
     )
-    st.session_state.setdefault(RERANK, config.reranker.enabled)
-    st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP)
-    st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
-    st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
-    expand = st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP)
-    if expand:
-        st.slider(
-            "Other phrasings to search",
-            1,
-            8,
-            key=PHRASINGS,
-            help="More phrasings find more, but each one is one more search (and, with a language model, a call).",
-        )
-        if not llm_configured(config.answer):
-            st.caption(
-                ":material/info: Without a language model, only other names from your notes are searched. "
-                "Add one in Settings → Answers for other wordings too."
-            )
     top, step, default = threshold_range(mode, config)
     tkey = threshold_key(mode)
     st.session_state.setdefault(tkey, default)
@@ -172,6 +186,9 @@ def _search_controls(config: Config, campaign: str) -> None:
         help="Passages scoring below this are dropped, even if that leaves fewer than top-k. "
         "0 keeps everything. Scores are on a different scale for each search mode.",
     )
+
+
+def _session_cap(config: Config, campaign: str) -> None:
     try:
         sessions = sessions_of(state.campaign_chunks(config, campaign))
     except ChroniclerError:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from rag.config import RetrievalConfig
 from rag.ingest.indexing import IndexReport
 from rag.models import Chunk, Hit, format_session
 
@@ -24,6 +25,14 @@ STAGE_LABELS = {
     "links": "Linked from a matching page (a session passage that links it)",
     "fused": "Combined (fused)",
     "rerank": "Reranked",
+}
+# What each first stage means to a player: the labels of the "why each passage" chart (app.charts.why_figure).
+MATCH_LABELS = {
+    "keyword": "matched names and words",
+    "dense": "matched meaning",
+    "context": "matched the text around it",
+    "first_mention": "first time it is named",
+    "links": "linked from a matching page",
 }
 MODE_STAGES = {"dense": ("dense",), "keyword": ("keyword",), "hybrid": ("dense", "keyword", "fused")}
 SHOWN, BELOW, BEYOND = "shown", "below threshold", "not in top-k"
@@ -93,7 +102,7 @@ def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
             "read as": FILE_TYPE_LABELS.get(f.file_type, f.file_type),
             "status": "indexed, GM only" if f.visibility == "gm" else f.status,
             "pages": f.pages,
-            "chunks": f.chunks if view == "gm" else f.chunks - f.gm_only,  # what this view can read
+            "passages": f.chunks if view == "gm" else f.chunks - f.gm_only,  # what this view can read
             "added": f.added,
             "updated": f.updated,
             "deleted": f.deleted,
@@ -103,7 +112,7 @@ def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
         for f in report.per_file
         if view == "gm" or f.visibility == "player"
     ]
-    columns = ["file", "read as", "status", "pages", "chunks", "added", "updated", "deleted", "note"]
+    columns = ["file", "read as", "status", "pages", "passages", "added", "updated", "deleted", "note"]
     columns += ["GM only"] if view == "gm" and report.gm_only else []
     frame = pd.DataFrame(rows, columns=columns)
     frame["pages"] = frame["pages"].astype("Int64")  # <NA> for files without pages, never 0
@@ -153,15 +162,15 @@ def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
                 "file": c.source,
                 "session": session_label(c.session),
                 "kind": c.kind,
-                "chunks": 0,
+                "passages": 0,
                 "entities": set(),
             },
         )
-        row["chunks"] += 1
+        row["passages"] += 1
         row["entities"].update(c.entities)
     rows = [{**r, "entities": len(r["entities"])} for r in per.values()]
     rows.sort(key=lambda r: (session_sort_key(r["session"]), r["file"]))
-    return pd.DataFrame(rows, columns=["file", "session", "kind", "chunks", "entities"])
+    return pd.DataFrame(rows, columns=["file", "session", "kind", "passages", "entities"])
 
 
 def sessions_of(chunks: Sequence[Chunk]) -> list:
@@ -184,3 +193,25 @@ def gm_marking(report: IndexReport, view: str) -> str:
             "the GM view (sidebar → Game master) lists them."
         )
     return text
+
+
+def contributions(hit: Hit, retrieval: RetrievalConfig, mode: str) -> dict[str, float]:
+    """How much each first stage gave this passage's combined score (``MATCH_LABELS`` keys). In the combined
+    search a stage gives ``weight / (rrf_k + its rank)`` and a linking page its bonus, scaled together to the
+    passage's combined score; with one stage, its score is all there is (a negative similarity gives nothing)."""
+    if mode != "hybrid":
+        stage = "dense" if mode == "dense" else "keyword"
+        return {stage: max(hit.scores.get(stage, 0.0), 0.0)}
+    weights = {
+        "dense": retrieval.dense_weight,
+        "keyword": retrieval.keyword_weight,
+        "context": retrieval.context_weight,
+        "first_mention": retrieval.first_mention_weight,
+    }
+    out = {s: w / (retrieval.rrf_k + hit.ranks[s]) for s, w in weights.items() if s in hit.ranks and w}
+    if hit.scores.get("links"):
+        out["links"] = hit.scores["links"]
+    total, fused = sum(out.values()), hit.scores.get("fused")
+    if total and fused:  # the page rules scale a passage's sum (pages count half for "what happened")
+        out = {stage: value * fused / total for stage, value in out.items()}
+    return out

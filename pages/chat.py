@@ -13,6 +13,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import routing, sidebar, state
+from app.charts import WHY_CAPTION, why_figure
+from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
 from rag.tracking import record_answer
@@ -97,17 +99,32 @@ def show_citations(result: Answer) -> None:
             )
 
 
-def show_why(result: Answer, key: str) -> None:
+def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     trace = result.trace
     with st.expander("Why this answer?", icon=":material/troubleshoot:"):
+        in_short, advanced = st.tabs(["In short", "Advanced"])
+    with in_short:
         rewrite = trace.get("rewrite") or {}
         if rewrite.get("method") not in (None, "none"):
             how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
             st.markdown(f"Follow-up read as: **{_md(rewrite['standalone'])}** ({how})")
+        keyword = (trace.get("variants") or {}).get("keyword", "")
+        asked = rewrite.get("standalone") or result.question
+        if keyword.startswith(asked) and keyword != asked:
+            st.markdown(f"Also looked for other names from your notes: **{_md(keyword[len(asked) :].strip())}**")
+        for text in (trace.get("queries") or [])[1:]:
+            st.markdown(f"Also searched: {_md(text)}")
+        if cap := sessions_said(trace.get("filters") or {}):
+            st.markdown(cap)
+        if trace.get("refusal_rule"):
+            st.caption(f"It says the notes don't say because {trace['refusal_rule']}.")
+        if result.hits:
+            figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode)
+            st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
+            st.caption(WHY_CAPTION)
+    with advanced:
         for stage, text in (trace.get("variants") or {}).items():
             st.markdown(f"- {stage} search: {_md(text)}")
-        for text in (trace.get("queries") or [])[1:]:
-            st.markdown(f"- also searched (question expansion): {_md(text)}")
         filters = trace.get("filters") or {}
         st.caption("Filters: " + (", ".join(f"{k} {v}" for k, v in filters.items()) if filters else "none"))
         if trace.get("support") is not None:
@@ -115,20 +132,38 @@ def show_why(result: Answer, key: str) -> None:
                 f"Best sentence score {trace['support']:.3f} (refuses below {trace['refusal_floor']:.2f}) · "
                 f"answerer: {trace.get('generator')}"
             )
-        if trace.get("refusal_rule"):
-            st.caption(f"Refused because {trace['refusal_rule']}; no answer was generated.")
         if result.hits:
-            st.plotly_chart(scores_figure(result), width="stretch", config=PLOT, key=f"why_{key}")
+            st.plotly_chart(scores_figure(result), width="stretch", config=PLOT, key=f"scores_{key}")
         timings = trace.get("timings") or {}
         if timings.get("total"):
             st.caption(f"{1000 * timings['total']:.0f} ms in all")
 
 
-def show_answer(result: Answer, key: str) -> None:
+def sessions_said(filters: dict) -> str:
+    """The session filter of an answer in a player's words ("Only Session 2", "Only up to Session 12")."""
+    low, high = filters.get("session_min"), filters.get("session_max")
+    if high is None:
+        return f"Only from Session {format_session(low)} on" if low is not None else ""
+    if low == high:
+        return f"Only Session {format_session(high)}"
+    return f"Only up to Session {format_session(high)}" + (f", from Session {format_session(low)}" if low else "")
+
+
+def working(cfg) -> str:
+    """The status line while an answer is looked for: what the search is doing, in a player's words."""
+    steps = ["Searching your notes"]
+    if cfg.retrieval.query_expansion:
+        steps.append("trying other wordings")
+    if cfg.reranker.enabled:
+        steps.append(f"re-reading the best {cfg.reranker.candidates} passages")
+    return ", ".join(steps) + "…"
+
+
+def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)
-    show_why(result, key)
+    show_why(result, key, retrieval)
 
 
 routing.require_router()
@@ -186,7 +221,7 @@ for i, turn in enumerate(turns):
         st.markdown(_md(turn["question"]))
     with st.chat_message("assistant"):
         st.markdown(_md(turn["answer"].text))
-        show_answer(turn["answer"], f"turn{i}")
+        show_answer(turn["answer"], f"turn{i}", config.retrieval)
 
 if asking:
     with st.chat_message("user"):
@@ -195,7 +230,8 @@ if asking:
         cfg, filters = sidebar.search_settings(config)
         history = [(t["question"], t["answer"].text) for t in turns]
         try:
-            stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
+            with st.spinner(working(cfg)):
+                stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
             for notice in stream.notices:
                 st.warning(notice, icon=":material/info:")
             st.write_stream(_md(piece) for piece in stream)
@@ -205,7 +241,7 @@ if asking:
             if isinstance(err, CampaignNotFoundError):
                 st.page_link("pages/ingest.py", label="Add notes to this campaign", icon=":material/upload_file:")
             st.stop()
-        show_answer(result, f"turn{len(turns)}")
+        show_answer(result, f"turn{len(turns)}", cfg.retrieval)
     turns.append({"question": question, "answer": result})
     if cfg.tracking.enabled:
         try:

@@ -80,7 +80,7 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     column_config={
-        "chunks": st.column_config.NumberColumn("passages", help="Passages cut from the file"),
+        "passages": st.column_config.NumberColumn("passages", help="Passages cut from the file"),
         "entities": st.column_config.NumberColumn("links", help="Distinct [[links]] in it"),
     },
 )

@@ -130,7 +130,7 @@ if last and last[0] == campaign:
         key="report_table",
         column_config={
             "pages": st.column_config.NumberColumn("pages", help="Pages in a PDF"),
-            "chunks": st.column_config.NumberColumn("passages"),
+            "passages": st.column_config.NumberColumn("passages", help="Passages cut from the file"),
             "note": st.column_config.TextColumn("note", width="large", help="Why a file was skipped, or warnings"),
         },
     )

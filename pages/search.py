@@ -9,7 +9,14 @@ from email.utils import parseaddr
 import streamlit as st
 
 from app import routing, sidebar, state
-from app.charts import hits_per_session_figure, rank_movement_figure, score_distribution_figure, stage_scores_figure
+from app.charts import (
+    WHY_CAPTION,
+    hits_per_session_figure,
+    rank_movement_figure,
+    score_distribution_figure,
+    stage_scores_figure,
+    why_figure,
+)
 from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
@@ -76,25 +83,23 @@ for notice in result.notices:
 hits, candidates = result.hits, result.candidates
 threshold = cfg.retrieval.score_threshold
 below = sum(not h.kept for h in candidates)
-summary = [f"{len(hits)} shown of {len(candidates)} candidates", f"mode: {sidebar.MODES[result.mode]}"]
-if threshold is not None:
-    summary.append(f"threshold {threshold:g} dropped {below}")
+summary = [f"{len(hits)} passages"]
 if filters.session_max is not None:
-    summary.append(f"as of session {format_session(filters.session_max)}")
+    summary.append(f"as of Session {format_session(filters.session_max)}")
 summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")
 st.caption(" · ".join(summary))
 if result.queries[1:]:
     st.caption(
-        "Also searched these phrasings: " + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
-        help="Question expansion (sidebar). Each passage keeps its best match; 'found by' in the table "
-        "below says which phrasing found it.",
+        "Also searched these wordings: " + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
+        help="Expand the question (sidebar). Each passage keeps its best match; 'found by' in the table "
+        "under Advanced says which wording found it.",
     )
 expanded = getattr(result, "variants", {}).get("keyword", result.question)
 if result.mode != "dense" and expanded != result.question:
     st.caption(
-        f"Exact-word search also looked for other names from your notes: "
-        f"**{_md(expanded[len(result.question) :].strip())}**",
-        help="Alias expansion, from [[Page|other name]] links. Turn it off in Settings.",
+        f"Also looked for other names from your notes: **{_md(expanded[len(result.question) :].strip())}**",
+        help="Other names your notes give the people and places you asked about, from [[Page|other name]] "
+        "links and front matter aliases. Turn it off in Settings.",
     )
 
 
@@ -102,7 +107,7 @@ if result.mode != "dense" and expanded != result.question:
 st.subheader("Passages")
 if not hits:
     st.warning(
-        "Nothing passed the threshold. Lower the minimum score in the sidebar, or rephrase the question.",
+        "No passage matched well enough. Lower the minimum score (sidebar → Advanced), or ask another way.",
         icon=":material/search_off:",
     )
 for hit in hits:
@@ -111,15 +116,23 @@ for hit in hits:
         session = f"Session {format_session(c.session)}" if c.session is not None else c.kind
         st.markdown(
             f"**#{hit.rank} · {_md(c.name)}**  \n:gray[{_md(session)} · {_md(c.heading or c.title)} · "
-            f"`{_md(c.source)}` · score {hit.score:.3f}]"
+            f"`{_md(c.source)}`]"
         )
         st.markdown(_md(c.text))
 
 # -- why these --------------------------------------------------------------------------------------------
 st.subheader("Why these passages")
+if hits:
+    st.plotly_chart(why_figure(hits, cfg.retrieval, result.mode), width="stretch", config=PLOT, key="chart_why")
+    st.caption(WHY_CAPTION)
+advanced = st.expander("Advanced: every search stage and candidate", icon=":material/tune:")
+advanced.caption(
+    f"{len(hits)} shown of {len(candidates)} candidates · mode: {sidebar.MODES[result.mode]}"
+    + (f" · threshold {threshold:g} dropped {below}" if threshold is not None else "")
+)
 ran = stages_run(result.mode, candidates)
-st.plotly_chart(stage_scores_figure(hits, result.mode), width="stretch", config=PLOT, key="chart_stages")
-left, right = st.columns(2, gap="large")
+advanced.plotly_chart(stage_scores_figure(hits, result.mode), width="stretch", config=PLOT, key="chart_stages")
+left, right = advanced.columns(2, gap="large")
 left.plotly_chart(
     score_distribution_figure(candidates, threshold, hits),
     width="stretch",
@@ -129,10 +142,12 @@ left.plotly_chart(
 right.plotly_chart(hits_per_session_figure(candidates, hits), width="stretch", config=PLOT, key="chart_sessions")
 movement = rank_movement_figure(candidates, hits)
 if movement is not None:
-    st.plotly_chart(movement, width="stretch", config=PLOT, key="chart_movement")
+    advanced.plotly_chart(movement, width="stretch", config=PLOT, key="chart_movement")
 
-st.markdown("**Every candidate**")
-st.caption("A score shown as None means that search stage did not run or did not find the passage; it is not a zero.")
+advanced.markdown("**Every candidate**")
+advanced.caption(
+    "A score shown as None means that search stage did not run or did not find the passage; it is not a zero."
+)
 frame = hits_frame(candidates, hits)
 stage_help = {
     "dense": "Meaning-based similarity (cosine, -1 to 1).",
@@ -160,7 +175,7 @@ columns["found by"] = st.column_config.TextColumn(
     "found by", help="The phrasing of the question whose search found this passage best."
 )
 columns["text"] = st.column_config.TextColumn("text", width="large")
-st.dataframe(
+advanced.dataframe(
     frame,
     hide_index=True,
     width="stretch",
@@ -169,4 +184,4 @@ st.dataframe(
     column_order=["rank", "status", "session", "name", *STAGES, "score", "found by", "heading", "source", "text"],
 )
 if set(STAGES) - set(ran):
-    st.caption("Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + ".")
+    advanced.caption("Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + ".")

@@ -25,7 +25,10 @@ ss = st.session_state
 
 
 st.title(":material/settings: Settings")
-st.caption("Saved for this computer in configs/local.yaml. Each section is saved on its own.")
+st.caption(
+    "Saved for this computer in configs/local.yaml. Each section is saved on its own; the rest of the "
+    "machinery is under Advanced at the bottom."
+)
 
 if ss.get(sections.REINDEX):
     with st.container(border=True):
@@ -46,8 +49,18 @@ if ss.get(sections.REINDEX):
                 ss.pop(sections.REINDEX, None)
                 st.success(f"Done: {report.summary()}")
 
-# -- embedding ------------------------------------------------------------------------------------------
+# -- what a player sets first: answers and re-reading (app/settings_form.py) ---------------------------------
 with st.container(border=True):
+    sections.answers_section(config)
+
+with st.container(border=True):
+    sections.reranking_section(config)
+
+# -- the engine room ---------------------------------------------------------------------------------------
+advanced = st.expander("Advanced: the search model, storage, search defaults, passages", icon=":material/tune:")
+
+# -- embedding ------------------------------------------------------------------------------------------
+with advanced, st.container(border=True):
     st.subheader("Search model")
     st.caption(
         "The model that turns notes and questions into meaning vectors (embeddings). Changing it "
@@ -79,7 +92,7 @@ with st.container(border=True):
     _message("embedding")
 
 # -- store ----------------------------------------------------------------------------------------------
-with st.container(border=True):
+with advanced, st.container(border=True):
     st.subheader("Where passages are stored")
     where = st.radio(
         "Store",
@@ -151,7 +164,7 @@ with st.container(border=True):
             st.success(f"Connected. Campaigns found: {found}.", icon=":material/check_circle:")
 
 # -- retrieval defaults -------------------------------------------------------------------------------------
-with st.container(border=True):
+with advanced, st.container(border=True):
     st.subheader("Search defaults")
     st.caption("What the sidebar starts with in a new browser tab.")
     c1, c2, c3, c4 = st.columns(4)
@@ -205,15 +218,8 @@ with st.container(border=True):
     st.button("Save search defaults", key="s_save_retrieval", on_click=_save, args=("retrieval",))
     _message("retrieval")
 
-# -- answers and reranking (app/settings_form.py) ------------------------------------------------------------
-with st.container(border=True):
-    sections.answers_section(config)
-
-with st.container(border=True):
-    sections.reranking_section(config)
-
 # -- chunking -----------------------------------------------------------------------------------------------
-with st.container(border=True):
+with advanced, st.container(border=True):
     st.subheader("How notes are cut into passages")
     st.caption("Chunking: each passage is searched on its own. After a change, the notes must be read again.")
     c1, c2, c3 = st.columns(3)

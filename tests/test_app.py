@@ -65,7 +65,7 @@ def test_upload_then_index_shows_per_file_counts(tmp_path):
     table = next(d.value for d in at.dataframe if "status" in d.value.columns)
     assert set(table["file"]) == {"Session 1.md", "Session 2.md", "Session 3.md", "Grog.md"}
     assert (table["status"] == "added").all()
-    assert (table["added"] == table["chunks"]).all() and (table["chunks"] > 0).all()
+    assert (table["added"] == table["passages"]).all() and (table["passages"] > 0).all()
     assert (tmp_path / "data" / "uploads" / "demo" / "Session 1.md").is_file()
     # The same upload again: nothing to re-embed.
     at.file_uploader[0].set_value([("Session 1.md", VAULT["Session 1.md"].encode(), "text/markdown")])
@@ -180,10 +180,14 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
     assert list(shown["name"]) == [h.chunk.name for h in expected.hits]
     assert list(shown["dense"]) == pytest.approx([h.scores["dense"] for h in expected.hits])
 
-    stages = plotly(at, 0)
+    why = plotly(at, 0)  # the player's chart: one bar per passage, the best one 100
+    assert [t["name"] for t in why["data"]] == ["matched meaning"]
+    top = max(h.scores["dense"] for h in expected.hits)
+    assert why["data"][0]["x"] == pytest.approx([100 * max(h.scores["dense"], 0) / top for h in expected.hits])
+    stages = plotly(at, 1)
     assert stages["data"][0]["y"] == pytest.approx([h.scores["dense"] for h in expected.hits])
     assert len(stages["data"][0]["x"]) == len(expected.hits)
-    distribution = plotly(at, 1)
+    distribution = plotly(at, 2)
     plotted = sorted(x for trace in distribution["data"] for x in trace["x"])
     assert plotted == pytest.approx(sorted(h.score for h in expected.candidates))
     assert distribution["data"][0]["name"] == "shown"
@@ -200,8 +204,8 @@ def test_hybrid_mode_and_threshold_change_the_table(tmp_path, monkeypatch):
     table = at.dataframe[0].value
     assert table["fused"].notna().all() and table["dense"].notna().any() and table["keyword"].notna().any()
     assert table["context"].notna().any()  # the keyword stage over each passage with its neighbours
-    stage_rows = [trace["name"] for trace in plotly(at, 0)["data"]]
-    assert len(at.get("plotly_chart")) == 3
+    stage_rows = [trace["name"] for trace in plotly(at, 1)["data"]]
+    assert len(at.get("plotly_chart")) == 4
     # the Grog page is among the best matches, so the session passages that link [[Grog]] get a "links" score
     linked = [STAGE_LABELS["links"]] if table["links"].notna().any() else []
     assert stage_rows == [
@@ -222,9 +226,9 @@ def test_hybrid_mode_and_threshold_change_the_table(tmp_path, monkeypatch):
     table = at.dataframe[0].value
     assert set(table.loc[table["score"] < cut, "status"]) <= {"below threshold"}
     assert (table["status"] == "shown").sum() <= 2
-    shapes = plotly(at, 1)["layout"].get("shapes", [])
+    shapes = plotly(at, 2)["layout"].get("shapes", [])
     assert cut > 0, scores
-    assert any(s.get("type") == "line" for s in shapes), plotly(at, 1)["layout"]
+    assert any(s.get("type") == "line" for s in shapes), plotly(at, 2)["layout"]
 
 
 def test_session_cap_keeps_later_sessions_out(tmp_path):
@@ -236,7 +240,7 @@ def test_session_cap_keeps_later_sessions_out(tmp_path):
     at.selectbox(key="session_cap").set_value(1)
     at.run()
     assert set(at.dataframe[0].value["session"]) == {"1"}
-    assert "as of session 1" in texts(at.caption)
+    assert "as of Session 1" in texts(at.caption)
 
 
 def test_keyword_search_shows_the_other_names_it_looked_for(tmp_path, monkeypatch):
@@ -348,7 +352,7 @@ def test_expand_toggle_without_an_llm_searches_the_notes_other_names(tmp_path):
     assert "Which bear did Vex'ahlia tame?" in texts(at.caption)  # [[Vex'ahlia|Vex]] in the notes
     at.text_input(key="question").set_value("Grog greataxe duergar")  # no other name: the feedback phrasing
     at.run()
-    assert not at.warning and "Also searched these phrasings: **Grog greataxe duergar " in texts(at.caption)
+    assert not at.warning and "Also searched these wordings: **Grog greataxe duergar " in texts(at.caption)
 
 
 def test_expand_with_an_llm_searches_its_phrasings_and_charts_reranking(tmp_path, monkeypatch, llm_server):
@@ -426,4 +430,4 @@ def test_rerank_toggle_works_out_of_the_box(tmp_path):
     at.run()
     assert not at.exception and not at.error and not at.warning
     assert at.dataframe[0].value["rerank"].notna().any()
-    assert len(at.get("plotly_chart")) == 4  # the rank-movement chart appears
+    assert len(at.get("plotly_chart")) == 5  # the rank-movement chart appears

@@ -134,21 +134,24 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     expect(page.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
     expect(page.get_by_text("Travis Willingham").first).to_be_visible()
     charts = page.locator('[data-testid="stPlotlyChart"]')
-    expect(charts).to_have_count(4)  # stages, score spread, passages per session, and the reranker's moves
-    stage_bars = charts.first.locator(".barlayer .point")
-    # the default hybrid search draws a dense, a keyword, a nearby-words (context), a links (the Grog Strongjaw
-    # page lends its score to the sessions that link it), a fused and a reranked bar for each of the top-k (5)
-    expect(stage_bars).to_have_count(6 * 5, timeout=20_000)
+    # the player's chart (one bar per passage, split by what matched), then under Advanced: stages, score
+    # spread, passages per session, and the reranker's moves
+    expect(charts).to_have_count(5)
+    passages = charts.first.locator(".ytick")
+    expect(passages).to_have_count(5, timeout=20_000)  # one bar per shown passage
+    expect(charts.first.get_by_text("matched names and words")).to_be_visible()  # the legend, in plain words
     settle(page)
     shot(page, "search")
 
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Advanced").click()
     slider = page.locator('[data-testid="stSlider"]', has_text="Passages to show").get_by_role("slider")
     slider.focus()
     for _ in range(2):
         slider.press("ArrowLeft")
-    expect(stage_bars).not_to_have_count(6 * 5, timeout=20_000)
+    expect(passages).to_have_count(3, timeout=20_000)
     settle(page)
-    assert stage_bars.count() in (5 * 3, 6 * 3)  # three passages; the links row only if one of them has a link
+    sidebar.get_by_text("Advanced").click()  # folded again for the next screenshots
 
 
 def test_chat_answers_with_a_citation_that_opens_its_passage(page):
@@ -178,7 +181,7 @@ def test_pages_render_for_screenshots(page, browser, server):
     shot(page, "home")
 
     nav(page, "Settings")
-    expect(page.get_by_text("Where passages are stored")).to_be_visible()
+    expect(page.get_by_text("How passages are re-read")).to_be_visible()
     settle(page)
     shot(page, "settings")
 
@@ -190,8 +193,20 @@ def test_pages_render_for_screenshots(page, browser, server):
     expect(pg.get_by_text("Why these passages")).to_be_visible(timeout=SLOW)
     settle(pg)
     shot(pg, "search-phone")
-    pg.goto(server["url"] + "/home")
-    expect(pg.get_by_text("Most mentioned")).to_be_visible()
+    pg.goto(server["url"] + "/")
+    box = pg.get_by_role("textbox", name="Ask about your campaign…")
+    box.fill("Who plays Grog?")
+    box.press("Enter")
+    expect(pg.get_by_role("button", name=re.compile(r"C1 Session \d+ · ")).first).to_be_visible(timeout=SLOW)
     settle(pg)
-    shot(pg, "home-phone")
+    shot(pg, "chat-phone")
+    for path, text, name in [
+        ("/home", "Most mentioned", "home-phone"),
+        ("/ingest", "Ingest notes", "ingest-phone"),
+        ("/settings", "How passages are re-read", "settings-phone"),
+    ]:
+        pg.goto(server["url"] + path)
+        expect(pg.get_by_text(text).first).to_be_visible()
+        settle(pg)
+        shot(pg, name)
     phone.close()

@@ -352,7 +352,7 @@ def test_page_citation_resolves_when_two_documents_have_that_page():
 def test_index_report_says_what_each_file_became(pipeline):
     _, report = pipeline
     frame = report_frame(report).set_index("file")
-    assert frame.loc["Handouts/Handout 3.pdf", ["read as", "pages", "chunks"]].tolist() == ["PDF", 3, 3]
+    assert frame.loc["Handouts/Handout 3.pdf", ["read as", "pages", "passages"]].tolist() == ["PDF", 3, 3]
     assert frame.loc["Mail/recap.eml", "read as"] == "e-mail"
     assert frame.loc["Handouts/Scan.pdf", "note"] == "no text layer (scanned?)"
     assert frame.loc["Handouts/Scan.pdf", "status"] == "skipped"

@@ -190,3 +190,37 @@ def test_hits_frame_says_which_phrasing_found_each_passage():
     found = hit(0, 1, {"keyword": 2.0}, 2.0)
     found.variant = "sealed letter"
     assert list(hits_frame([found])["found by"]) == ["sealed letter"]
+
+
+def test_why_chart_splits_each_passage_by_what_matched_and_says_when_reranking_moved_it():
+    from app.charts import why_figure
+    from app.tables import contributions
+    from rag.config import RetrievalConfig
+
+    cfg = RetrievalConfig()
+    page = Chunk(campaign="c", source="NPCs/Grog.md", position=0, text="Grog, a goliath.", name="Grog", kind="NPCs")
+    session = Chunk(campaign="c", source="Session 2.md", position=0, text="Grog smashes.", name="Session 2", session=2)
+    # the session passage: 2nd by meaning, 1st by exact words, plus a link bonus; moved up by reranking
+    first = 1.0 / (cfg.rrf_k + 2) + 2.0 / (cfg.rrf_k + 1) + 0.05
+    hits = [
+        Hit(
+            session,
+            1.0,
+            1,
+            {"fused": first, "links": 0.05, "rerank": 1.0},
+            {"dense": 2, "keyword": 1, "first_stage": 2},
+        ),
+        Hit(page, 0.5, 2, {"fused": 0.04, "rerank": 0.5}, {"dense": 1, "keyword": 3, "first_stage": 1}),
+    ]
+    parts = contributions(hits[0], cfg, "hybrid")
+    assert parts == pytest.approx({"dense": 1 / 12, "keyword": 2 / 11, "links": 0.05})
+    page_parts = contributions(hits[1], cfg, "hybrid")
+    assert sum(page_parts.values()) == pytest.approx(0.04)  # scaled to its combined score (pages count half)
+    fig = why_figure(hits, cfg, "hybrid").to_dict()
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["matched names and words", "matched meaning", "linked from a matching page"]
+    totals = [sum(t["x"][i] for t in fig["data"]) for i in range(2)]
+    assert totals[0] == pytest.approx(100) and totals[1] == pytest.approx(100 * 0.04 / first)
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert notes == ["moved up from #2", "moved down from #1"]
+    assert fig["layout"]["xaxis"]["title"]["text"] == "how well it matched (best = 100)"
