@@ -47,15 +47,24 @@ def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, c
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     embedder = get_embedder(EmbeddingConfig(cache_dir=str(blocker / "onnx")))
-    assert embedder.runtime == "torch"
+    assert embedder.wait_for_export() == "torch"
     assert "PyTorch instead of onnxruntime" in caplog.text and "cannot write the export" in caplog.text
     assert embedder.embed_query("A wyvern attacks.").shape == (384,)
 
 
+def test_the_first_use_answers_with_pytorch_while_the_export_is_made(tmp_path, real_embedder):
+    first = get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
+    assert first.runtime == "torch"  # no export yet: it is being made in the background
+    assert np.allclose(first.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)
+    assert first.wait_for_export() == "onnx"  # and it switches once the export is ready
+    assert np.allclose(first.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)
+    assert get_embedder(EmbeddingConfig(cache_dir=str(tmp_path))).runtime == "onnx"  # reused at once after
+
+
 def test_a_damaged_export_is_made_again(tmp_path, real_embedder):
-    get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
-    (folder,) = tmp_path.iterdir()
+    get_embedder(EmbeddingConfig(cache_dir=str(tmp_path))).wait_for_export()
+    (folder,) = [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
     (folder / "model.onnx").write_bytes(b"cut off")
     again = get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
-    assert again.runtime == "onnx" and (folder / "model.onnx").stat().st_size > 1_000_000
+    assert again.wait_for_export() == "onnx" and (folder / "model.onnx").stat().st_size > 1_000_000
     assert np.allclose(again.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)

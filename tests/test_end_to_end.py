@@ -36,3 +36,23 @@ def test_demo_notes_answer_a_search(tmp_path, real_embedder):
         assert again.campaigns() == {"demo-e2e": report.chunks}
     finally:
         again.close()
+
+
+def test_the_demo_ships_its_vectors_so_a_first_start_embeds_nothing(tmp_path, real_embedder):
+    notes = tmp_path / "demo"
+    shutil.copytree(DEMO, notes)
+    config = load_config(overrides={"store.path": ":memory:"})
+    pipeline = Pipeline(config, embedder=real_embedder)
+    try:
+        report = pipeline.index(notes, "demo")
+        assert report.embedded == 0 and report.reused == report.chunks > 400
+        hits = pipeline.with_settings({"retrieval.mode": "dense"}).search("Foreman Herris hands them a map").hits
+        assert "map of the mines" in hits[0].chunk.text  # the shipped vectors are the passages' own
+        # a changed note: only its changed passage is embedded; the rest still comes from the shipped file
+        session = notes / "C1 Session 3.md"
+        session.write_text(session.read_text() + "\n- A brand-new line about a wyvern.\n")
+        again = Pipeline(config.model_copy(update={"campaign": "demo2"}), embedder=real_embedder, store=pipeline.store)
+        report = again.index(notes, "demo2")
+        assert 1 <= report.embedded <= 2 and report.embedded + report.reused == report.chunks
+    finally:
+        pipeline.close()

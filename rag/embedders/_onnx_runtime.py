@@ -95,16 +95,36 @@ class OnnxEncoder:
         return out
 
 
-def load_or_export(model_ref: str, cache_dir: str | None = None) -> OnnxEncoder:
-    """The cached export of ``model_ref``, made (and checked) on first use; a damaged one is made again."""
+def load_cached(model_ref: str, cache_dir: str | None = None) -> OnnxEncoder | None:
+    """The cached export of ``model_ref``, or None when there is none yet (or it is damaged: removed, so the
+    next export makes it again)."""
     folder = cache_root(cache_dir) / cache_key(model_ref)
-    if (folder / "meta.json").exists():
-        try:
-            return OnnxEncoder(folder)
-        except OnnxUnavailable:
-            raise
-        except Exception:  # noqa: BLE001 - a damaged cache folder (cut-off copy, disk trouble): export again
-            shutil.rmtree(folder, ignore_errors=True)
+    if not (folder / "meta.json").exists():
+        return None
+    try:
+        return OnnxEncoder(folder)
+    except OnnxUnavailable:
+        raise
+    except Exception:  # noqa: BLE001 - a damaged cache folder (cut-off copy, disk trouble): export again
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+
+def onnx_usable() -> bool:
+    """Whether onnxruntime can be imported at all (else there is no point exporting)."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def load_or_export(model_ref: str, cache_dir: str | None = None) -> OnnxEncoder:
+    """The cached export of ``model_ref``, made (and checked) when there is none."""
+    cached = load_cached(model_ref, cache_dir)
+    if cached is not None:
+        return cached
+    folder = cache_root(cache_dir) / cache_key(model_ref)
     export(model_ref, folder)
     return OnnxEncoder(folder)
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from rag.config import Config
 from rag.embedders import Embedder
+from rag.ingest import shipped_vectors
 from rag.ingest.chunking import chunk_notes
 from rag.ingest.notes import Skipped, load_notes
 from rag.models import Chunk, Filters
@@ -58,7 +59,7 @@ class IndexReport:
     unchanged: int = 0
     embedded: int = 0
     relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
-    reused: int = 0  # passages of moved or renamed notes written with their old vectors
+    reused: int = 0  # passages written with vectors they already had (a moved note's, or shipped with the notes)
     gm_rules: dict[str, int] = field(default_factory=dict)  # marking rule → GM-only passages (rag.ingest.secrets)
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -129,6 +130,7 @@ def sync_campaign(
     rewrite = [c for c in chunks if c.id in existing and existing[c.id] != wanted[c.id] and c.id not in redo]
     stale = [pid for pid in existing if pid not in wanted]
     reused = _reuse_moved(store, collection, todo, existing, wanted, embedder)
+    reused |= _use_shipped(store, collection, [c for c in todo if c.id not in reused], wanted, embedder, notes_dir)
     # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over
     # everything it is given, so without this a batched pipeline pays ~15% more than one big encode().
     embed = sorted((c for c in todo if c.id not in reused), key=lambda c: len(c.text))
@@ -173,6 +175,18 @@ def _reuse_moved(store: Store, collection: str, todo, existing, wanted, embedder
         stacked = np.stack([vectors[source[c.id]] for c in batch])
         store.upsert(collection, batch, stacked, [wanted[c.id] for c in batch])
     return {c.id for c in moved}
+
+
+def _use_shipped(store: Store, collection: str, todo, wanted, embedder: Embedder, notes_dir) -> set[str]:
+    """Write the chunks of ``todo`` whose vectors ship with the notes (``shipped_vectors``); their ids."""
+    shipped = shipped_vectors.load(notes_dir, embedder.name, embedder.dim)
+    found = [(c, v) for c in todo if (v := shipped.get(shipped_vectors.vector_id(c.text, embedder.name))) is not None]
+    for start in range(0, len(found), WRITE_BATCH):
+        batch = found[start : start + WRITE_BATCH]
+        store.upsert(
+            collection, [c for c, _ in batch], np.stack([v for _, v in batch]), [wanted[c.id] for c, _ in batch]
+        )
+    return {c.id for c, _ in found}
 
 
 def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Counter, notes, relabel) -> None:
