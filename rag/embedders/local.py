@@ -10,10 +10,12 @@ itself is made in the background while PyTorch answers. When that path cannot be
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -45,9 +47,11 @@ def offline_env() -> None:
 
 
 class LocalEmbedder(Embedder):
-    """``runtime: onnx`` with no cached export yet (a very first start) embeds with PyTorch at once and makes
-    the export in a background thread, switching to it when it is ready: the first question does not wait for
-    the one-time export (~12 s on 2 cores). The vectors are the same either way (checked by the export)."""
+    """``runtime: onnx`` with no cached export yet (a very first start) loads PyTorch in a background thread and
+    then makes the export there, switching to it when it is ready: creating the embedder returns at once (an
+    index whose vectors ship with the notes never waits for the model), the first question waits only for
+    PyTorch (~9 s), never for the one-time export (~12 s more on 2 cores). The vectors are the same either way
+    (the export is checked against PyTorch)."""
 
     def __init__(self, model: str = "", batch_size: int = 32, runtime: str = "onnx", cache_dir: str | None = None):
         offline_env()
@@ -56,7 +60,9 @@ class LocalEmbedder(Embedder):
         self.batch_size = batch_size
         self.onnx = None
         self._model = None
-        self._export: threading.Thread | None = None
+        self._lock = threading.Lock()  # one PyTorch load, whichever thread asks first
+        self._background: threading.Thread | None = None
+        self._failure: ModelUnavailableError | None = None
         if runtime == "onnx":
             try:
                 self.onnx = load_cached(self.model_ref, cache_dir)
@@ -65,34 +71,47 @@ class LocalEmbedder(Embedder):
         if self.onnx is not None:
             self.dim = self.onnx.dim
             return
-        self._load_torch()
-        if runtime == "onnx" and onnx_usable():
+        declared = declared_dimension(self.model_ref)
+        if declared is None:  # not a model folder we can read: load now, so a wrong model fails here
+            self._load_torch()
+        else:
+            self.dim = declared
+        export = runtime == "onnx" and onnx_usable()
+        if export or declared is not None:
             # not a daemon: a short-lived CLI run still finishes the export for the next one
-            self._export = threading.Thread(target=self._make_export, args=(cache_dir,), name="onnx-export")
-            self._export.start()
+            self._background = threading.Thread(target=self._prepare, args=(export, cache_dir), name="embedder")
+            self._background.start()
 
     @property
     def runtime(self) -> str:
         return "onnx" if self.onnx is not None else "torch"
 
-    def _make_export(self, cache_dir: str | None) -> None:
+    def _prepare(self, export: bool, cache_dir: str | None) -> None:
+        try:
+            _ = self.model
+        except ModelUnavailableError as err:
+            self._failure = err  # raised by the next embed_batch, in the caller's thread
+            return
+        if not export:
+            return
         try:
             self.onnx = load_or_export(self.model_ref, cache_dir)
         except OnnxUnavailable as why:
             log.warning("Embedding with PyTorch instead of onnxruntime: %s", why)
 
     def wait_for_export(self, timeout: float | None = None) -> str:
-        """Block until a background export has finished (or failed); the runtime in use after it."""
-        if self._export is not None:
-            self._export.join(timeout)
+        """Block until the background work (PyTorch, then the export) has finished; the runtime in use after it."""
+        if self._background is not None:
+            self._background.join(timeout)
         return self.runtime
 
     @property
     def model(self):
         """The sentence-transformers model, loaded on first use under the onnx runtime: the
         late-interaction reranker shares it rather than loading a second copy."""
-        if self._model is None:
-            self._load_torch()
+        with self._lock:
+            if self._model is None:
+                self._load_torch()
         return self._model
 
     def _load_torch(self) -> None:
@@ -111,6 +130,8 @@ class LocalEmbedder(Embedder):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         if self.onnx is not None:
             return normalise(self.onnx.encode(texts, self.batch_size))
+        if self._failure is not None:
+            raise self._failure
         vectors = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -119,6 +140,15 @@ class LocalEmbedder(Embedder):
             show_progress_bar=False,
         )
         return normalise(vectors)
+
+
+def declared_dimension(model_ref: str) -> int | None:
+    """The vector size a sentence-transformers folder declares (its pooling config), without loading it."""
+    try:
+        config = json.loads((Path(model_ref) / "1_Pooling" / "config.json").read_text())
+        return int(config["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def create(config: EmbeddingConfig) -> LocalEmbedder:
