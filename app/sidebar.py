@@ -11,7 +11,7 @@ import streamlit as st
 
 from app import gm, state
 from app.tables import sessions_of
-from rag.config import Config, RetrievalConfig
+from rag.config import Config, RetrievalConfig, slug
 from rag.errors import ChroniclerError
 from rag.llm import llm_configured
 from rag.models import Filters, format_session
@@ -98,7 +98,7 @@ def draw(config: Config) -> None:
 
 def _campaign_selector(config: Config) -> str:
     indexed = state.campaigns(config)
-    created = st.session_state.setdefault("_created_campaigns", [])
+    created = st.session_state.setdefault(state.CREATED, [])
     pending = st.session_state.pop(state.PENDING_CAMPAIGN, None)
     if pending:
         if pending not in created:
@@ -118,7 +118,10 @@ def _campaign_selector(config: Config) -> str:
     )
     # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
     # selectbox's old label when only the label text changes (seen after an index run).
-    st.caption(f"{counts[campaign]} passages" if counts.get(campaign) else "No notes yet")
+    said = f"{counts[campaign]} passages" if counts.get(campaign) else "No notes yet"
+    if slug(campaign) != campaign:  # the command line knows it by its stored name
+        said += f" · in the command line: `{slug(campaign)}`"
+    st.caption(said)
     return campaign
 
 

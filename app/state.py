@@ -31,7 +31,7 @@ RETRY_SECONDS = 10
 _generation = [0]  # bumped after every index/drop so cached chunk lists are rebuilt
 # The campaign selector's widget key (drawn by app.sidebar, read by every page) and the switch requested
 # by a page for the next run (a widget's value cannot change once drawn).
-CAMPAIGN, PENDING_CAMPAIGN = "campaign", "_pending_campaign"
+CAMPAIGN, PENDING_CAMPAIGN, CREATED = "campaign", "_pending_campaign", "_created_campaigns"
 
 
 def get_config() -> Config:
@@ -148,6 +148,13 @@ def campaign_options(config: Config, indexed: dict[str, int], created: list[str]
 
 def current_campaign(config: Config) -> str:
     return st.session_state.get(CAMPAIGN) or config.campaign
+
+
+def forget_created(name: str) -> None:
+    """A deleted campaign leaves the selector: this session no longer offers it as one it created."""
+    created = st.session_state.get(CREATED, [])
+    if name in created:
+        created.remove(name)
 
 
 def select_campaign(name: str) -> None:

@@ -166,37 +166,40 @@ if chunks:
         },
     )
 
-    # -- delete ---------------------------------------------------------------------------------------
-    with st.expander("Delete this campaign", icon=":material/delete:"):
-        st.write(f"Removes every passage of **{campaign}** from Chronicler. Your own note files are not touched.")
-        drop_uploads = st.checkbox("Also delete the copies uploaded to Chronicler", value=True, key="drop_uploads")
-        if not ss.get("confirm_delete"):
-            if st.button("Delete campaign…", key="delete_start"):
-                ss["confirm_delete"] = True
-                st.rerun()
-        else:
-            typed = st.text_input(f"Type **{campaign}** to confirm", key="delete_confirm_name")
-            c1, c2 = st.columns(2)
-            if c1.button("Delete for good", type="primary", key="delete_go", disabled=typed != campaign):
-                try:
-                    with state.INDEX_LOCK:
-                        state.pipeline(config).drop(campaign)
-                        state.changed()
-                except ChroniclerError as err:
-                    st.error(err.one_line())
-                else:
-                    if drop_uploads:
-                        shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
-                    forget_source(config, campaign)
-                    ss.pop("confirm_delete", None)
-                    ss.pop("last_report", None)
-                    ss["_flash"] = f"Deleted campaign '{campaign}'."
-                    st.rerun()
-            if c2.button("Cancel", key="delete_cancel"):
-                ss.pop("confirm_delete", None)
-                st.rerun()
 elif not (last and last[0] == campaign):
     st.info("No notes in this campaign yet: upload some above.", icon=":material/info:")
+
+# -- delete ---------------------------------------------------------------------------------------------
+# Offered for an empty campaign too: one created by mistake must be removable from the list.
+with st.expander("Delete this campaign", icon=":material/delete:"):
+    st.write(f"Removes **{campaign}** and its passages from Chronicler. Your own note files are not touched.")
+    drop_uploads = st.checkbox("Also delete the copies uploaded to Chronicler", value=True, key="drop_uploads")
+    if not ss.get("confirm_delete"):
+        if st.button("Delete campaign…", key="delete_start"):
+            ss["confirm_delete"] = True
+            st.rerun()
+    else:
+        typed = st.text_input(f"Type **{campaign}** to confirm", key="delete_confirm_name")
+        c1, c2 = st.columns(2)
+        if c1.button("Delete for good", type="primary", key="delete_go", disabled=typed != campaign):
+            try:
+                with state.INDEX_LOCK:
+                    state.pipeline(config).drop(campaign)
+                    state.changed()
+            except ChroniclerError as err:
+                st.error(err.one_line())
+            else:
+                if drop_uploads:
+                    shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
+                forget_source(config, campaign)
+                state.forget_created(campaign)
+                ss.pop("confirm_delete", None)
+                ss.pop("last_report", None)
+                ss["_flash"] = f"Deleted campaign '{campaign}'."
+                st.rerun()
+        if c2.button("Cancel", key="delete_cancel"):
+            ss.pop("confirm_delete", None)
+            st.rerun()
 
 if flash := ss.pop("_flash", None):
     st.toast(flash, icon=":material/delete:")

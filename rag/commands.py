@@ -14,9 +14,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from rag.config import Config
+from rag.config import Config, slug
 from rag.errors import ChroniclerError, NotesError
 from rag.ingest.indexing import prepare_chunks
+from rag.ingest.uploads import known_campaigns, remember_source
 from rag.measure import bench
 from rag.measure.answer_eval import format_answers, run_answer_eval
 from rag.measure.evaluation import format_table, run_eval
@@ -92,6 +93,7 @@ def cmd_index(config: Config, args: argparse.Namespace) -> int:
         report = pipeline.index(progress=progress_bar("embedding"))
     finally:
         pipeline.close()
+    remember_source(config, config.campaign, notes_dir)  # the app then shows the name as typed here
     for f in report.per_file:
         if f.status == "skipped" or f.reason:
             print(f"{f.status}: {f.source}: {f.reason}")
@@ -184,8 +186,10 @@ def cmd_campaigns(config: Config, args: argparse.Namespace) -> int:
         pipeline.close()
     if not found:
         print("No campaigns indexed yet. Run: python -m rag index --notes DIR --campaign NAME")
-    for name, count in found.items():
-        print(f"{name}\t{count} chunks")
+    names = {slug(name): name for name in known_campaigns(config)}  # as typed in the app or with --campaign
+    for stored, count in found.items():
+        name = names.get(stored, stored)
+        print(f"{name}{f' ({stored})' if name != stored else ''}\t{count} passages")
     return 0
 
 

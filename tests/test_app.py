@@ -142,6 +142,19 @@ def test_new_campaign_gets_its_own_uploads_folder(tmp_path):
     at.run()
     assert at.selectbox(key="campaign").options == ["Curse of Strahd", "demo"]  # as typed, once each
     assert "passages" in at.sidebar.caption[0].value
+    assert "in the command line: `curse-of-strahd`" in at.sidebar.caption[0].value  # one campaign, two spellings
+
+
+def test_a_campaign_created_by_mistake_can_be_deleted(tmp_path):
+    at = start("pages/ingest.py")
+    at.text_input(key="new_campaign_name").set_value("Typo Campaing")
+    at.button(key="create_campaign").click().run()
+    assert at.selectbox(key="campaign").options == ["demo", "Typo Campaing"]
+    at.button(key="delete_start").click().run()
+    at.text_input(key="delete_confirm_name").set_value("Typo Campaing").run()
+    at.button(key="delete_go").click().run()
+    assert not at.exception and at.selectbox(key="campaign").options == ["demo"]
+    assert at.selectbox(key="campaign").value == "demo"
 
 
 def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):

@@ -59,7 +59,11 @@ def test_preprocess_index_search(vault, capsys):
     assert code == 0 and "rank" in out and "Session 3" not in out
 
     code, out, _ = run(capsys, "campaigns")
-    assert "mines" in out
+    assert "mines\t" in out and "passages" in out
+
+    code, out, _ = run(capsys, "index", "--notes", str(vault), "--campaign", "Curse of Strahd")
+    code, out, _ = run(capsys, "campaigns")
+    assert "Curse of Strahd (curse-of-strahd)\t" in out  # the name as typed, and the one the store keeps
 
 
 def test_user_errors_are_one_line(vault, capsys, tmp_path):
