@@ -45,12 +45,15 @@ def _label(hit: Hit) -> str:
     return f"#{hit.rank} {hit.chunk.name}"
 
 
-def why_figure(hits: Sequence[Hit], retrieval: RetrievalConfig, mode: str) -> go.Figure:
+def why_figure(
+    hits: Sequence[Hit], retrieval: RetrievalConfig, mode: str, cited: frozenset[str] = frozenset()
+) -> go.Figure:
     """One horizontal bar per passage, split by what matched (``MATCH_LABELS``), scaled so the best-matching
-    passage is 100; passages the reranker moved say from where. The player's "why this passage" chart."""
+    passage is 100; passages the reranker moved say from where, and an answer's ``cited`` ones say so. The
+    player's "why this passage" chart."""
     parts = [contributions(h, retrieval, mode) for h in hits]
     top = max((sum(p.values()) for p in parts), default=0.0) or 1.0
-    labels = [_label(h) for h in hits]
+    labels = [_label(h) + (" (cited)" if h.chunk.id in cited else "") for h in hits]
     fig = go.Figure()
     for stage, name in MATCH_LABELS.items():
         values = [100 * p.get(stage, 0.0) / top for p in parts]

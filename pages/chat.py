@@ -119,7 +119,8 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         if trace.get("refusal_rule"):
             st.caption(f"It says the notes don't say because {trace['refusal_rule']}.")
         if result.hits:
-            figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode)
+            cited = frozenset(c.chunk_id for c in result.citations if c.chunk_id)
+            figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode, cited)
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
             st.caption(WHY_CAPTION)
     with advanced:
@@ -181,7 +182,7 @@ except ChroniclerError as err:
 question = st.chat_input("Ask about your campaign…", key="chat_question", disabled=not has_notes)
 asking = bool(has_notes and question and question.strip())
 
-head, button = st.columns([5, 1], vertical_alignment="bottom")
+head, button = st.columns([3, 1], vertical_alignment="bottom")  # room for "New conversation" at 1280 px
 head.title(":material/forum: Ask the chronicle")
 button.button(
     "New conversation",
