@@ -13,9 +13,11 @@ from pathlib import Path
 
 import yaml
 
-from rag import commands
+from rag import campaign_commands, commands
 from rag.config import Config, load_config
 from rag.errors import ChroniclerError
+
+CAMPAIGN_COMMANDS = ("entities", "timeline", "recap")  # rag.campaign_commands; the rest are in rag.commands
 
 
 def _common(p: argparse.ArgumentParser, notes: bool = True) -> None:
@@ -106,6 +108,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("campaigns", help="list indexed campaigns and their chunk counts")
     _common(p, notes=False)
+    p = sub.add_parser("entities", help="people, places and things: names, other names, sessions they appear in")
+    _common(p, notes=False)
+    p.add_argument("name", nargs="?", help="one entity (or one of its other names)")
+    p.add_argument("--session-max", type=float, help="as of session N: nothing from later sessions")
+    p.add_argument("--limit", type=int, default=40, help="how many to list (text output)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("timeline", help="the sessions in order: dates, scenes, who first appears")
+    _common(p, notes=False)
+    p.add_argument("--session-max", type=float, help="as of session N: nothing from later sessions")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("recap", help='"previously on…": a cited recap of a session (default: the last one)')
+    _common(p, notes=False)
+    p.add_argument("--session", type=float, help="the session to recap (default: the last one)")
+    p.add_argument("--to", type=float, help="recap sessions --session to --to")
+    p.add_argument("--campaign-no", type=int, help='the "C2" of "C2 Session 6", when the notes have several')
+    p.add_argument("--session-max", type=float, help="as of session N: nothing from later sessions")
+    p.add_argument("--json", action="store_true")
     return parser
 
 
@@ -141,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         config = config_from_args(args)
-        return getattr(commands, f"cmd_{args.command}")(config, args)
+        module = campaign_commands if args.command in CAMPAIGN_COMMANDS else commands
+        return getattr(module, f"cmd_{args.command}")(config, args)
     except ChroniclerError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
         return 1

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag.answering import AnswerStream, named_sessions, respond, standalone_question
+from rag.campaign.entities import Entity, SessionKey, entity_index
+from rag.campaign.recap import RecapLine, recap
+from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
 from rag.errors import CampaignNotFoundError, ModelUnavailableError
@@ -224,6 +227,25 @@ class Pipeline:
     def chunks(self, campaign: str | None = None, source: str | None = None) -> list[Chunk]:
         """The campaign's passages this view may read (all of one note with ``source``), in note order."""
         return self.store.chunks(self.config.collection(campaign), source, Filters(view=self.config.view))
+
+    # -- the campaign as players remember it (rag.campaign) ------------------------------------------
+
+    def passages(self, campaign: str | None = None, filters: Filters | None = None) -> list[Chunk]:
+        """The passages this view may read, without later session notes than ``filters.session_max``."""
+        cap = filters.session_max if filters is not None else None
+        return [c for c in self.chunks(campaign) if cap is None or c.session is None or c.session <= cap]
+
+    def entities(self, campaign: str | None = None, filters: Filters | None = None) -> list[Entity]:
+        return entity_index(self.passages(campaign, filters))
+
+    def timeline(self, campaign: str | None = None, filters: Filters | None = None) -> list[SessionEntry]:
+        passages = self.passages(campaign, filters)
+        return timeline(passages, entity_index(passages))
+
+    def recap(
+        self, sessions: list[SessionKey], campaign: str | None = None, filters: Filters | None = None
+    ) -> list[RecapLine]:
+        return recap(self.passages(campaign, filters), sessions)
 
     def drop(self, campaign: str) -> None:
         self.store.drop(self.config.collection(campaign))

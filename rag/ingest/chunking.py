@@ -161,6 +161,8 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: Secre
                     subject=note.subject,
                     date=note.date,
                     session_from=note.session_from,
+                    note_date=front_matter_text(note, "date"),
+                    world_date=front_matter_text(note, "world date", "world_date", "in-game date", "ingame date"),
                     visibility="gm" if secret_by else "player",
                     secret_by=secret_by,
                 )
@@ -228,6 +230,16 @@ def front_matter_aliases(note: Note) -> list[tuple[str, str]]:
     label = note_label(note)
     names = dict.fromkeys(str(v).strip() for v in values if isinstance(v, str | int | float))
     return [(name, label) for name in names if name and name != label]
+
+
+def front_matter_text(note: Note, *keys: str) -> str:
+    """A Markdown note's front matter value under any of ``keys`` (any case), as written: the timeline shows
+    "the 3rd of Mirtul" as is and parses "2023-12-1" itself. E-mail headers are not front matter here."""
+    if note.file_type != "markdown":
+        return ""
+    wanted = {k.casefold() for k in keys}
+    value = next((v for k, v in note.front_matter.items() if k.casefold().strip() in wanted), None)
+    return str(value).strip() if isinstance(value, str | int | float) or hasattr(value, "isoformat") else ""
 
 
 def _name(note: Note, heading: str, page: int | None, nth: int) -> str:

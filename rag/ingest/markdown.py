@@ -21,7 +21,8 @@ _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 
 _COMMENTS = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 _CODE = re.compile(r"(`+)(.+?)\1")
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
+# The shown text may hold one bracketed part: [[Troupe|Dr. Dranzel's [Spectacular Traveling Troupe]]] (CRD3).
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]*(?:\|(?:[^\[\]\n]|\[[^\[\]\n]*\])*)?)\]\]")
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _MD_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^)\n>]*)>?\s*\)")
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")

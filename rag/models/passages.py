@@ -38,6 +38,8 @@ OPTIONAL_FIELDS = {
     "session_from": "",
     "visibility": "player",
     "secret_by": "",
+    "note_date": "",
+    "world_date": "",
 }
 # Stored, but not part of the content hash: a note moved into a GM folder changes its passages' visibility
 # in place (Store.relabel), without embedding them again.
@@ -161,6 +163,8 @@ class Chunk:
     subject: str = ""
     date: str = ""  # ISO date
     session_from: str = ""
+    note_date: str = ""  # the note's front matter ``date:`` as written (the timeline parses what it can)
+    world_date: str = ""  # front matter ``world date:`` / ``in-game date:``: the date in the story
     visibility: str = "player"  # "gm": never returned to the player view (Filters.view)
     secret_by: str = ""  # the rule that marked it ("GM folder", "#gm-only tag", "[!secret] callout", …)
 

@@ -1,0 +1,113 @@
+"""A "previously on…" recap of a session (or a range): 3-8 lines, each a sentence or a bullet from that
+session's notes with its citation, in story order. No model writes anything: every line is the notes' own.
+
+Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section),
+its bullets, since the note-taker already chose them; otherwise one line per scene (the first telling sentence
+of the scene's first passage), spread over the session when it has more than eight scenes. A session with
+fewer than three scenes gets more lines from its longest passages. ``coverage`` is the share of the session's
+scenes a recap touches (measured in docs/EVALUATION.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rag.campaign.entities import SessionKey, session_key
+from rag.models import Chunk
+
+MIN_LINES, MAX_LINES = 3, 8
+MIN_WORDS = 5  # "Recap", "Day 3" and the like say nothing on their own
+SUMMARY = re.compile(r"\b(new information|summary|recap|tl;?dr|key (points|events)|what happened)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[A-Z\"“'(\[])")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+
+
+@dataclass(frozen=True)
+class RecapLine:
+    text: str
+    label: str  # the passage's name, as citations write it
+    chunk_id: str
+    session: SessionKey
+    scene: str
+
+
+def _lines(chunk: Chunk) -> list[str]:
+    """The passage's own lines (bullets, paragraphs), without the scene heading it starts with."""
+    lines = [line.strip() for line in chunk.text.split("\n") if line.strip()]
+    if lines and chunk.heading and lines[0] == chunk.heading:
+        lines = lines[1:]
+    return [_MARKER.sub("", line) for line in lines]
+
+
+def _telling(text: str) -> str:
+    """The first sentence of a line that says something (at least ``MIN_WORDS`` words), or ""."""
+    for sentence in _SENTENCE.split(text):
+        if len(sentence.split()) >= MIN_WORDS and not sentence.rstrip().endswith(":"):  # a list's lead-in
+            return sentence.strip()
+    return ""
+
+
+def _line(chunk: Chunk, text: str) -> RecapLine:
+    return RecapLine(text, chunk.name, chunk.id, session_key(chunk), chunk.heading)
+
+
+def _spread(items: list, n: int) -> list:
+    """``n`` items spread evenly, keeping the first and the last."""
+    if len(items) <= n:
+        return items
+    if n <= 1:
+        return items[:n]
+    return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)]
+
+
+def recap_session(chunks: Iterable[Chunk], session: SessionKey, max_lines: int = MAX_LINES) -> list[RecapLine]:
+    """The recap of one session from its passages (any others are ignored); [] when it has none."""
+    mine = sorted(
+        (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
+    )
+    summary = [
+        _line(c, line) for c in mine if SUMMARY.search(c.heading) for line in _lines(c) if len(line.split()) >= 3
+    ]
+    if len(summary) >= 2:
+        return summary[:max_lines]
+    scenes: dict[str, list[Chunk]] = {}
+    for c in mine:
+        scenes.setdefault(c.heading, []).append(c)
+    picked: list[RecapLine] = []
+    for passages in scenes.values():
+        line = next(((c, t) for c in passages for text in _lines(c) if (t := _telling(text))), None)
+        if line is not None:
+            picked.append(_line(*line))
+    picked = _spread(picked, max_lines)
+    if len(picked) < MIN_LINES:  # few scenes: more telling sentences, longest passages first, kept in order
+        said = {p.text for p in picked}
+        extra = [
+            _line(c, s)
+            for c in sorted(mine, key=lambda c: -len(c.text))
+            for text in _lines(c)
+            for s in _SENTENCE.split(text)
+            if len(s.split()) >= MIN_WORDS and s.strip() not in said and not s.rstrip().endswith(":")
+        ]
+        picked += extra[: MIN_LINES - len(picked)]
+        order = {c.id: i for i, c in enumerate(mine)}
+        picked.sort(key=lambda p: order[p.chunk_id])
+    return picked
+
+
+def recap(chunks: Iterable[Chunk], sessions: Sequence[SessionKey]) -> list[RecapLine]:
+    """One session's recap, or for a range the sessions' recaps shortened so the whole stays within
+    ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines)."""
+    chunks = list(chunks)
+    if len(sessions) == 1:
+        return recap_session(chunks, sessions[0])
+    per = max(1, MAX_LINES // max(len(sessions), 1))
+    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, per)]
+    return lines[:MAX_LINES]
+
+
+def coverage(chunks: Iterable[Chunk], session: SessionKey, lines: Sequence[RecapLine]) -> float:
+    """The share of the session's scenes (headings with passages) that the recap has a line from."""
+    scenes = {c.heading for c in chunks if session_key(c) == session and c.kind == "session"}
+    return len(scenes & {line.scene for line in lines}) / len(scenes) if scenes else 0.0

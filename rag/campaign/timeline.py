@@ -1,0 +1,72 @@
+"""The sessions in order: number, the real and the in-world date when the notes give them, its scenes, and who
+first appears in it. Dates are the note's front matter as written; the real date is also read as a date when
+it can be ("2023-12-1", "1 Dec 2023", "12/1/2023"), so a player can see when a session was played."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rag.campaign.entities import Entity, SessionKey, session_key, session_label
+from rag.models import Chunk
+
+_FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
+
+
+def parse_date(written: str) -> dt.date | None:
+    """A date as people write it in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023"), or None."""
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", written.strip().replace(",", " "))
+    text = " ".join(text.split())
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", text)
+    if m:
+        try:
+            return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            return None
+    for fmt in _FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+@dataclass
+class SessionEntry:
+    key: SessionKey  # (campaign number or 0, session)
+    sources: list[str] = field(default_factory=list)  # its notes
+    date: str = ""  # as written
+    played: dt.date | None = None  # the date, when it could be read
+    world_date: str = ""
+    scenes: list[str] = field(default_factory=list)  # scene headings in note order
+    first_seen: list[str] = field(default_factory=list)  # entities whose first session this is
+    passages: int = 0
+
+    @property
+    def label(self) -> str:
+        return session_label(self.key)
+
+
+def timeline(chunks: Iterable[Chunk], entities: Sequence[Entity] = ()) -> list[SessionEntry]:
+    """One entry per numbered session note, in session order."""
+    by_session: dict[SessionKey, SessionEntry] = {}
+    for c in sorted(chunks, key=lambda c: (c.source, c.position)):
+        key = session_key(c)
+        if key is None or c.kind != "session":
+            continue
+        entry = by_session.setdefault(key, SessionEntry(key))
+        entry.passages += 1
+        if c.source not in entry.sources:
+            entry.sources.append(c.source)
+        entry.date = entry.date or c.note_date
+        entry.world_date = entry.world_date or c.world_date
+        if c.heading and c.heading not in entry.scenes:
+            entry.scenes.append(c.heading)
+    for entry in by_session.values():
+        entry.played = parse_date(entry.date) if entry.date else None
+    for e in entities:
+        if e.first_session in by_session:
+            by_session[e.first_session].first_seen.append(e.name)
+    return [by_session[s] for s in sorted(by_session)]

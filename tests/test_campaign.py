@@ -1,0 +1,157 @@
+"""The campaign as players remember it (rag.campaign): the cast, the timeline and recaps, on the shared dev
+vaults and on small vaults of our own, through the Pipeline (player view, session cap) and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from rag.campaign.entities import entity_index, resolve, session_label
+from rag.campaign.recap import MAX_LINES, coverage, recap_session
+from rag.campaign.timeline import parse_date, timeline
+from rag.cli import main
+from rag.config import load_config
+from rag.ingest.indexing import prepare_chunks
+from rag.ingest.markdown import strip_comments
+from rag.ingest.parse import parse_note
+from rag.models import Filters
+from rag.pipeline import Pipeline
+from tests.helpers import SHARED, write_notes
+from tests.secret_vault import canaries_in, write_secret_vault
+
+LINK = re.compile(r"(?<!!)\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+VAULTS = {"vault-toa": SHARED / "vault-toa", "crd3": SHARED / "crd3-notes"}
+
+
+def plain_scan(folder) -> dict[str, tuple]:
+    """Each [[link]] target's first session, read straight from the session notes' text."""
+    config = load_config()
+    first: dict[str, tuple] = {}
+    for path in sorted(folder.rglob("*.md")):
+        note = parse_note(path.read_text(encoding="utf-8"), path.relative_to(folder).as_posix(), config.notes)
+        if note.kind != "session" or note.session is None:
+            continue
+        key = (note.campaign_no or 0, note.session)
+        for target in LINK.findall(strip_comments(note.body)):
+            name = " ".join(target.split("/")[-1].split()).casefold()
+            if name and (name not in first or key < first[name]):
+                first[name] = key
+    return first
+
+
+@pytest.mark.parametrize("vault", VAULTS)
+def test_every_linked_entitys_first_session_is_what_the_files_say(vault):
+    folder = VAULTS[vault]
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not beside this checkout")
+    chunks, _, _ = prepare_chunks(load_config(), folder, vault)
+    entities = entity_index(chunks)
+    scanned = plain_scan(folder)
+    assert len(scanned) > 50
+    wrong = {}
+    owner = {name: resolve(entities, name) for name in scanned}
+    for e in entities:  # an entity appears where any name that means it is linked first
+        expected = min((key for name, key in scanned.items() if owner[name] is e), default=None)
+        if e.sessions and expected is not None and e.first_session != expected:
+            wrong[e.name] = (expected, e.first_session)
+    missing = [n for n in scanned if owner[n] is None]  # every linked name has its entry
+    assert (wrong, missing) == ({}, [])
+
+
+def test_other_names_are_one_entity():
+    chunks, _, _ = prepare_chunks(load_config(), SHARED / "vault-toa", "toa")
+    entities = entity_index(chunks)
+    locke = resolve(entities, "The Professor")  # a front matter alias
+    assert locke is not None and locke.name == "Locke Hancock" and "Locke" in locke.aliases
+    assert locke.kind == "PCs" and locke.page == "PCs/Locke Hancock.md"
+    assert resolve(entities, "locke") is locke  # any case
+    crd3, _, _ = prepare_chunks(load_config(), SHARED / "crd3-notes", "crd3")
+    scanlan = resolve(entity_index(crd3), "Scanlan")  # from [[Scanlan Shorthalt|Scanlan]] links
+    assert scanlan is not None and scanlan.name == "Scanlan Shorthalt"
+
+
+@pytest.mark.parametrize("vault", VAULTS)
+def test_recaps_cite_only_their_session_and_cover_its_scenes(vault):
+    chunks, _, _ = prepare_chunks(load_config(), VAULTS[vault], vault)
+    by_id = {c.id: c for c in chunks}
+    entries = timeline(chunks)
+    covered = []
+    for entry in entries:
+        lines = recap_session(chunks, entry.key)
+        assert len(lines) <= MAX_LINES
+        for line in lines:  # citation precision 1.0: the line is that session's passage's own words
+            cited = by_id[line.chunk_id]
+            assert line.text in cited.text and (cited.campaign_no or 0, cited.session) == entry.key
+            assert line.label == cited.name
+        order = [(by_id[x.chunk_id].source, by_id[x.chunk_id].position) for x in lines]
+        assert order == sorted(order)  # story order
+        covered.append(coverage(chunks, entry.key, lines))
+    assert sum(covered) / len(covered) > 0.8
+
+
+def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "---\ndate: 2023-12-1\nworld date: 3rd of Mirtul\n---\n## Harbour\n- We meet [[Reyes]].\n",
+            "Session 2.md": "---\ndate: sometime in spring\n---\n## Docks\n- [[Reyes]] and [[Bram]] argue.\n",
+            "Session 3.md": "## Road\n- We leave town.\n",
+        },
+    )
+    chunks, _, _ = prepare_chunks(load_config(), vault, "v")
+    entries = timeline(chunks, entity_index(chunks))
+    assert [e.label for e in entries] == ["Session 1", "Session 2", "Session 3"]
+    assert (entries[0].played.isoformat(), entries[0].world_date) == ("2023-12-01", "3rd of Mirtul")
+    assert (entries[1].date, entries[1].played) == ("sometime in spring", None)  # shown as written
+    assert entries[0].first_seen == ["Reyes"] and entries[1].first_seen == ["Bram"]
+    assert [e.scenes for e in entries] == [["Harbour"], ["Docks"], ["Road"]]
+    assert parse_date("Dec 1st, 2023").isoformat() == "2023-12-01" and parse_date("31/31/2023") is None
+
+
+def test_the_views_keep_to_the_player_view_and_the_session_cap(tmp_path):
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(write_secret_vault(tmp_path / "vault"), "secrets")
+        shown = [json.dumps([vars(e) for e in pipeline.entities("secrets")], default=str)]
+        shown.append(json.dumps([vars(e) for e in pipeline.timeline("secrets")], default=str))
+        shown.append(json.dumps([vars(x) for x in pipeline.recap([(0, 1)], "secrets")], default=str))
+        assert canaries_in("\n".join(shown)) == []
+        assert "Captain Reyes" in shown[0] and "Arrival in Harbortown" in shown[1]
+        capped = pipeline.timeline("secrets", Filters(session_max=1))
+        assert [e.label for e in capped] == ["Session 1"]
+        assert pipeline.recap([(0, 2)], "secrets", Filters(session_max=1)) == []
+        gm = pipeline.with_settings({"view": "gm"})
+        assert "Glimmerfen" not in json.dumps([vars(e) for e in gm.entities("secrets")])  # not linked, no page
+        assert resolve(gm.entities("secrets"), "Nightbloom").name == "Baron"  # a GM page's alias
+        assert resolve(pipeline.entities("secrets"), "Nightbloom") is None
+    finally:
+        pipeline.close()
+
+
+def test_the_cli_lists_entities_a_timeline_and_a_recap(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Harbour\n- The party meets [[Captain Reyes|Reyes]] at the harbour of Brightwater.\n",
+            "Session 2.md": "## Docks\n- [[Reyes]] and [[Bram]] argue about the stolen cargo on the docks.\n"
+            "## Night\n- A fire breaks out in the warehouse and the party saves the cargo.\n",
+        },
+    )
+    assert main(["index", "--notes", str(vault), "--campaign", "v"]) == 0
+    capsys.readouterr()
+    assert main(["entities", "--campaign", "v", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    reyes = next(r for r in rows if r["name"] == "Captain Reyes")
+    assert reyes["aliases"] == ["Reyes"] and reyes["first_session"] == "Session 1" and reyes["mentions"] == 2
+    assert main(["timeline", "--campaign", "v", "--json"]) == 0
+    assert [e["session"] for e in json.loads(capsys.readouterr().out)] == ["Session 1", "Session 2"]
+    assert main(["recap", "--campaign", "v"]) == 0  # the last session by default
+    out = capsys.readouterr().out
+    assert out.startswith("Previously on Session 2:") and "[Session 2 · Night]" in out
+    assert main(["recap", "--campaign", "v", "--session", "7"]) == 1
+    assert "No session 7" in capsys.readouterr().err
+    assert session_label((2, 6)) == "C2 Session 6"
