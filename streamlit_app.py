@@ -17,6 +17,8 @@ page = st.navigation(
     [
         st.Page("pages/chat.py", title="Ask the chronicle", icon=":material/forum:", default=True),
         st.Page("pages/home.py", title="Campaign", icon=":material/auto_stories:"),
+        st.Page("pages/people.py", title="People & places", icon=":material/groups:"),
+        st.Page("pages/story.py", title="Story so far", icon=":material/timeline:"),
         st.Page("pages/search.py", title="Search notes", icon=":material/manage_search:"),
         st.Page("pages/ingest.py", title="Ingest notes", icon=":material/upload_file:"),
         st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),

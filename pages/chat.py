@@ -12,7 +12,7 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import routing, sidebar, state
+from app import routing, sidebar, state, story
 from app.charts import WHY_CAPTION, why_figure
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -161,6 +161,9 @@ def working(cfg) -> str:
 
 
 def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
+    if result.trace.get("mode") == "recap":  # the notes' own lines, chosen without a search: nothing to explain
+        show_citations(result)
+        return
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)
@@ -180,16 +183,25 @@ except ChroniclerError as err:
 # Read first (the box is pinned to the bottom wherever it is called) so the run that answers the first
 # question already hides the tip and enables "New conversation".
 question = st.chat_input("Ask about your campaign…", key="chat_question", disabled=not has_notes)
+question = question or st.session_state.pop(story.ASK, None)  # "Ask about X" from People & places
 asking = bool(has_notes and question and question.strip())
 
-head, button = st.columns([3, 1], vertical_alignment="bottom")  # room for "New conversation" at 1280 px
+head, recap_button, button = st.columns([3, 1, 1], vertical_alignment="bottom")
 head.title(":material/forum: Ask the chronicle")
+recapping = recap_button.button(
+    "Recap last session",
+    icon=":material/history:",
+    key="recap_last",
+    disabled=not has_notes or asking,
+    width="stretch",
+    help="A 'previously on…' of the last session, each line from your notes, cited.",
+)
 button.button(
     "New conversation",
     icon=":material/add_comment:",
     on_click=new_conversation,
     key="new_conversation",
-    disabled=not (turns or asking),
+    disabled=not (turns or asking or recapping),
     width="stretch",
 )
 st.caption(
@@ -210,7 +222,7 @@ if not has_notes:
     st.page_link("pages/ingest.py", label="Add your notes", icon=":material/upload_file:")
     st.stop()
 
-if not turns and not asking:
+if not (turns or asking or recapping):
     st.info(
         "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
         'Follow-up questions ("and what did she do next?") work too.',
@@ -223,6 +235,16 @@ for i, turn in enumerate(turns):
     with st.chat_message("assistant"):
         st.markdown(_md(turn["answer"].text))
         show_answer(turn["answer"], f"turn{i}", config.retrieval)
+
+if recapping:
+    _, cap = sidebar.search_settings(config)
+    result = story.last_session_recap(config, campaign, cap)
+    with st.chat_message("user"):
+        st.markdown(result.question)
+    with st.chat_message("assistant"):
+        st.markdown(_md(result.text))
+        show_answer(result, f"turn{len(turns)}", config.retrieval)
+    turns.append({"question": result.question, "answer": result})
 
 if asking:
     with st.chat_message("user"):

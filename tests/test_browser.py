@@ -180,6 +180,17 @@ def test_pages_render_for_screenshots(page, browser, server):
     settle(page)
     shot(page, "home")
 
+    nav(page, "People & places")
+    expect(page.get_by_text("Every mention of")).to_be_visible()
+    settle(page)
+    shot(page, "people")
+
+    nav(page, "Story so far")
+    expect(page.get_by_text("Previously on…")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\[C1 Session 2 · ")).first).to_be_visible()  # a cited recap line
+    settle(page)
+    shot(page, "story")
+
     nav(page, "Settings")
     expect(page.get_by_text("How passages are re-read")).to_be_visible()
     settle(page)
@@ -202,6 +213,8 @@ def test_pages_render_for_screenshots(page, browser, server):
     shot(pg, "chat-phone")
     for path, text, name in [
         ("/home", "Most mentioned", "home-phone"),
+        ("/people", "Every mention of", "people-phone"),
+        ("/story", "Previously on…", "story-phone"),
         ("/ingest", "Ingest notes", "ingest-phone"),
         ("/settings", "How passages are re-read", "settings-phone"),
     ]:

@@ -1,0 +1,126 @@
+"""What the People & places and Story so far pages share with the chat: the campaign's cast, timeline and
+recaps for this session's view and "as of session" cap (built by ``rag.campaign`` from the cached passages),
+their tables and charts, and a recap turned into a chat answer."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import state
+from rag.campaign.entities import Entity, entity_index, mentions, session_label
+from rag.campaign.recap import RecapLine, recap
+from rag.campaign.timeline import SessionEntry, timeline
+from rag.config import Config
+from rag.models import Answer, Chunk, Citation, Filters, Hit
+
+ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
+_MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
+
+
+def as_markdown(chunk: Chunk) -> str:
+    """A passage's text as written, without its scene heading (shown beside it): Markdown characters escaped,
+    line breaks kept."""
+    text = chunk.text.split("\n", 1)[1] if chunk.heading and "\n" in chunk.text else chunk.text
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+
+
+def passages(config: Config, campaign: str, filters: Filters) -> list[Chunk]:
+    """The campaign's passages this view may read, without session notes after the sidebar's cap."""
+    cap = filters.session_max
+    chunks = state.campaign_chunks(config, campaign)
+    return [c for c in chunks if cap is None or c.session is None or c.session <= cap]
+
+
+def cast(chunks: list[Chunk]) -> list[Entity]:
+    return entity_index(chunks)
+
+
+def story(chunks: list[Chunk]) -> list[SessionEntry]:
+    return timeline(chunks, entity_index(chunks))
+
+
+def entities_frame(entities: list[Entity]) -> pd.DataFrame:
+    rows = [
+        {
+            "name": e.name,
+            "also called": ", ".join(e.aliases[:4]),
+            "kind": e.kind,
+            "passages": e.mentions,
+            "first seen": session_label(e.first_session) if e.first_session else "",
+            "last seen": session_label(e.last_session) if e.last_session else "",
+        }
+        for e in entities
+    ]
+    return pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
+
+
+def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
+    rows = [
+        {
+            "session": e.label,
+            "played": e.played.isoformat() if e.played else e.date,
+            "in the story": e.world_date,
+            "scenes": " · ".join(e.scenes),
+            "first seen": ", ".join(e.first_seen),
+        }
+        for e in entries
+    ]
+    return pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+
+
+def appearances_figure(chunks: list[Chunk], entity: Entity, entries: list[SessionEntry]) -> go.Figure:
+    """The sessions, in order, with how many passages link the entity in each: where it appears in the story."""
+    counts: dict = {}
+    for c in mentions(chunks, entity):
+        if c.session is not None and c.kind == "session":
+            key = (c.campaign_no or 0, c.session)
+            counts[key] = counts.get(key, 0) + 1
+    labels = [e.label for e in entries]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[counts.get(e.key, 0) for e in entries],
+            marker_color="#7b4f2c",
+            hovertemplate="%{x}: %{y} passages<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=240,
+        margin=dict(l=10, r=10, t=40, b=10),
+        title=f"Where {entity.name} appears, session by session",
+        xaxis=dict(title="session", type="category", categoryorder="array", categoryarray=labels),
+        yaxis=dict(title="passages naming them", dtick=1 if max(counts.values(), default=0) <= 5 else None),
+    )
+    return fig
+
+
+def recap_answer(question: str, lines: list[RecapLine], chunks: list[Chunk]) -> Answer:
+    """A recap as a chat answer: each line cited, the cited passages one click away like any answer's."""
+    by_id = {c.id: c for c in chunks}
+    if not lines:
+        return Answer(question, "The notes don't have a session to recap yet.", refused=True)
+    text = "\n".join(f"- {x.text} [{x.label}]" for x in lines)
+    cited = list(dict.fromkeys(x.chunk_id for x in lines))
+    hits = [Hit(by_id[cid], 1.0, rank) for rank, cid in enumerate(cited, start=1) if cid in by_id]
+    citations = [Citation(x.label, x.chunk_id) for x in lines]
+    trace = {"mode": "recap", "recap": [session_label(x.session) for x in lines]}
+    return Answer(
+        question, f"Previously on {session_label(lines[-1].session)}:\n{text}", citations, hits, False, "high", trace
+    )
+
+
+def last_session_recap(config: Config, campaign: str, filters: Filters) -> Answer:
+    chunks = passages(config, campaign, filters)
+    entries = story(chunks)
+    lines = recap(chunks, [entries[-1].key]) if entries else []
+    return recap_answer("Recap the last session", lines, chunks)
+
+
+def ask_in_chat(question: str) -> None:
+    """Open the chat with this question asked (the chat page answers it on its next run)."""
+    st.session_state[ASK] = question
+    st.switch_page("pages/chat.py")

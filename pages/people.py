@@ -1,0 +1,80 @@
+"""People, places and things: everyone and everywhere the notes link, one entry per entity however many names
+it has; pick one to see its page, every mention by session, and who it is seen with."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import routing, sidebar, state, story
+from rag.campaign.entities import mentions, page_passages, related, resolve, session_label
+from rag.errors import ChroniclerError
+from rag.models import format_session
+
+routing.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+PICKED = "entity"
+
+st.title(":material/groups: People & places")
+st.caption(
+    f"Everyone and everything your notes on **{campaign}** link with [[double brackets]], each once, whatever "
+    "name the notes use. The sidebar's 'As of session' keeps later sessions out."
+)
+_, filters = sidebar.search_settings(config)
+try:
+    chunks = story.passages(config, campaign, filters)
+except ChroniclerError as err:
+    st.error(err.one_line())
+    st.stop()
+entities = story.cast(chunks)
+if not entities:
+    st.info(
+        "No one here yet. Link names in your notes like [[Grog]] or give people and places pages of their own "
+        "(a note in an NPCs or Locations folder), then read the notes again.",
+        icon=":material/person_search:",
+    )
+    st.stop()
+
+names = [e.name for e in entities]
+if st.session_state.get(PICKED) not in names:
+    st.session_state[PICKED] = names[0]
+left, right = st.columns([1, 1], gap="large")
+with left:
+    st.dataframe(story.entities_frame(entities), hide_index=True, width="stretch", height=520, key="entities_table")
+with right:
+    name = st.selectbox("Show", names, key=PICKED, help="Type to find someone by name.")
+    entity = resolve(entities, name)
+    also = f" · also called {', '.join(entity.aliases[:5])}" if entity.aliases else ""
+    seen = (
+        f"first in {session_label(entity.first_session)}, last in {session_label(entity.last_session)}"
+        if entity.first_session
+        else "on no session note yet"
+    )
+    st.subheader(entity.name)
+    st.caption(f"{entity.kind or 'linked in the notes'}{also} · {entity.mentions} passages · {seen}")
+    own = page_passages(chunks, entity)
+    if own:
+        st.markdown(story.as_markdown(own[0]))
+        st.caption(f"From its page, {own[0].source}")
+    if st.button(f"Ask about {entity.name}", icon=":material/forum:", key="ask_about"):
+        story.ask_in_chat(f"Who is {entity.name}?" if entity.kind != "Locations" else f"What is {entity.name}?")
+    entries = story.story(chunks)
+    if entity.sessions:
+        st.plotly_chart(
+            story.appearances_figure(chunks, entity, entries), width="stretch", config={"displayModeBar": False}
+        )
+    together = related(chunks, entity, entities)
+    if together:
+        st.markdown("**Seen with** " + " · ".join(f"{other} ({n})" for other, n in together))
+
+st.subheader(f"Every mention of {entity.name}")
+found = [c for c in mentions(chunks, entity) if c.source != entity.page]
+if not found:
+    st.caption("No session passage links them yet.")
+for c in found[:40]:
+    where = f"Session {format_session(c.session)}" if c.session is not None else c.title
+    with st.container(border=True):
+        st.markdown(f"**[{c.name}]** :gray[{where}]")
+        st.markdown(story.as_markdown(c))
+if len(found) > 40:
+    st.caption(f"…and {len(found) - 40} more. Search notes finds any of them.")

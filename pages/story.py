@@ -1,0 +1,59 @@
+"""The story so far: the sessions in order (when they were played, when in the story, their scenes, who first
+appears), and a "previously on…" recap of any session or range, every line cited."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import routing, sidebar, state, story
+from rag.campaign.recap import recap
+from rag.errors import ChroniclerError
+
+routing.require_router()
+config = state.get_config()
+campaign = state.current_campaign(config)
+
+st.title(":material/timeline: Story so far")
+st.caption(f"The sessions of **{campaign}** in order, and what happened in them, told by your own notes.")
+_, filters = sidebar.search_settings(config)
+try:
+    chunks = story.passages(config, campaign, filters)
+except ChroniclerError as err:
+    st.error(err.one_line())
+    st.stop()
+entries = story.story(chunks)
+if not entries:
+    st.info(
+        "No session notes yet. Session notes are files named like 'Session 12.md' (or with `session: 12` in their "
+        "front matter); add them on the Ingest page.",
+        icon=":material/event_note:",
+    )
+    st.stop()
+
+st.subheader("Previously on…")
+labels = [e.label for e in entries]
+c1, c2 = st.columns(2)
+first = c1.selectbox("From", labels, index=len(labels) - 1, key="recap_from")
+last = c2.selectbox("To", labels, index=len(labels) - 1, key="recap_to", help="The same session for one session.")
+start, end = sorted((labels.index(first), labels.index(last)))
+lines = recap(chunks, [e.key for e in entries[start : end + 1]])
+if not lines:
+    st.caption("Those sessions have no lines to recap.")
+with st.container(border=True):
+    for x in lines:
+        st.markdown(f"- {x.text} **[{x.label}]**")
+    st.caption("Every line is a sentence of your notes; the name after it is the passage it comes from.")
+
+st.subheader("Timeline")
+st.dataframe(
+    story.timeline_frame(entries),
+    hide_index=True,
+    width="stretch",
+    key="timeline_table",
+    column_config={
+        "played": st.column_config.TextColumn("played", help="The note's front matter date:, as written"),
+        "in the story": st.column_config.TextColumn("in the story", help="The note's front matter world date:"),
+        "scenes": st.column_config.TextColumn("scenes", width="large"),
+        "first seen": st.column_config.TextColumn("first seen", help="Who the notes link for the first time"),
+    },
+)

@@ -1,0 +1,91 @@
+"""People & places, Story so far and the chat's recap, driven by AppTest on a small campaign."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import start, texts, write_notes
+from tests.secret_vault import canaries_in, write_secret_vault
+
+pytestmark = pytest.mark.usefixtures("app_env")
+
+CAMPAIGN = {
+    "Session 1.md": "---\ndate: 2024-03-02\nworld date: 1st of Hammer\n---\n## The Harbour\n"
+    "- The party meets [[Captain Reyes|Reyes]] at the harbour of [[Brightwater]], where ships wait for wind.\n",
+    "Session 2.md": "## The Docks\n- [[Reyes]] and [[Bram]] argue about the stolen cargo on the docks at dawn.\n"
+    "## The Fire\n- A fire breaks out in the warehouse and the party saves most of the cargo.\n",
+    "Session 3.md": "## The Road\n- The party leaves [[Brightwater]] with [[Bram]] as their guide into the hills.\n",
+    "NPCs/Captain Reyes.md": "---\naliases: [The Old Salt]\n---\n# Captain Reyes\nHarbour captain, gruff but fair.\n",
+}
+
+
+def frame(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def sync(at, folder):
+    at.switch_page("pages/ingest.py").run()
+    key = next(t.key for t in at.text_input if t.key and t.key.startswith("sync_folder_"))
+    at.text_input(key=key).set_value(str(folder)).run()
+    at.button(key="sync_go").click().run()
+    assert not at.exception and not at.error, texts(at.error)
+    return at
+
+
+def test_people_page_lists_one_entry_per_person_and_shows_their_page(tmp_path):
+    at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
+    at.switch_page("pages/people.py").run()
+    assert not at.exception
+    table = frame(at, "also called")
+    reyes = table[table["name"] == "Captain Reyes"].iloc[0]
+    assert "Reyes" in reyes["also called"] and "The Old Salt" in reyes["also called"]
+    assert (reyes["passages"], reyes["first seen"], reyes["last seen"]) == (2, "Session 1", "Session 2")
+    at.selectbox(key="entity").set_value("Captain Reyes").run()
+    assert "Harbour captain, gruff but fair." in texts(at.markdown)
+    shown = texts(at.markdown)
+    assert shown.index("[Session 1 · The Harbour]") < shown.index("[Session 2 · The Docks]")  # story order
+    assert "Seen with" in shown and "Brightwater" in shown and "Bram" in shown
+    assert at.get("plotly_chart")  # the sessions they appear in
+    at.button(key="ask_about").click().run()
+    assert not at.exception and len(at.chat_message) == 2  # the chat answered "Who is Captain Reyes?"
+    assert "Who is Captain Reyes?" in texts(at.chat_message[0].markdown)
+
+
+def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
+    at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
+    at.switch_page("pages/story.py").run()
+    timeline = frame(at, "first seen")
+    assert list(timeline["session"]) == ["Session 1", "Session 2", "Session 3"]
+    first = timeline.iloc[0]
+    assert (first["played"], first["in the story"]) == ("2024-03-02", "1st of Hammer")
+    assert "Captain Reyes" in first["first seen"] and "Bram" in timeline.iloc[1]["first seen"]
+    recap = texts(at.markdown)
+    assert "[Session 3 · The Road]" in recap  # the last session by default
+    at.selectbox(key="recap_from").set_value("Session 2").run()
+    at.selectbox(key="recap_to").set_value("Session 2").run()
+    recap = texts(at.markdown)
+    assert "**[Session 2 · The Docks]**" in recap and "**[Session 2 · The Fire]**" in recap
+    at.selectbox(key="session_cap").set_value(1).run()  # as of session 1: the later sessions are gone
+    assert list(frame(at, "first seen")["session"]) == ["Session 1"]
+
+
+def test_the_chat_recaps_the_last_session_with_citations(tmp_path):
+    at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
+    at.switch_page("pages/chat.py").run()
+    at.button(key="recap_last").click().run()
+    assert not at.exception
+    said = texts(at.chat_message[1].markdown)
+    assert said.startswith("Previously on Session 3:") and "[Session 3 · The Road]" in said
+    assert [p.proto.popover.label for p in at.get("popover")] == ["Session 3 · The Road"]
+
+
+def test_the_story_views_keep_gm_notes_out(tmp_path):
+    at = sync(start(), write_secret_vault(tmp_path / "vault"))
+    shown = []
+    for page in ("pages/people.py", "pages/story.py"):
+        at.switch_page(page).run()
+        shown += [str(e.proto) for e in at.markdown] + [d.value.to_csv() for d in at.dataframe]
+    at.switch_page("pages/chat.py").run()
+    at.button(key="recap_last").click().run()
+    shown.append(texts(at.chat_message[1].markdown))
+    assert canaries_in("\n".join(shown)) == []
