@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag.answering import AnswerStream, named_sessions, respond, standalone_question
-from rag.campaign.entities import Entity, SessionKey, entity_index
+from rag.campaign.entities import Entity, SessionKey, entity_index, resolve
+from rag.campaign.order import ORDER_WORDS, session_order
 from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import Config, deep_merge, dotted, validate
@@ -173,7 +174,10 @@ class Pipeline:
         history = list(history or [])[-turns:] if turns else []
         rewrite = standalone_question(question, history, self.generator)
         standalone = rewrite["standalone"]
-        retrieval = self.search(standalone, campaign, named_sessions(standalone, filters or Filters()))
+        filters = named_sessions(standalone, filters or Filters())
+        if ORDER_WORDS.search(standalone):  # "last session", "between sessions 10 and 12", "before we reached X"
+            filters = self._story_order(standalone, campaign, filters)
+        retrieval = self.search(standalone, campaign, filters)
         return respond(question, rewrite, retrieval, self.generator, history, self.config.answer, started)
 
     def answer(
@@ -229,6 +233,17 @@ class Pipeline:
         return self.store.chunks(self.config.collection(campaign), source, Filters(view=self.config.view))
 
     # -- the campaign as players remember it (rag.campaign) ------------------------------------------
+
+    def _story_order(self, question: str, campaign: str | None, filters: Filters) -> Filters:
+        passages = self.passages(campaign)
+        sessions = sorted({c.session for c in passages if c.session is not None and c.kind == "session"})
+        entities = entity_index(passages)
+
+        def first_seen(name: str) -> float | None:
+            entity = resolve(entities, name)
+            return entity.first_session[1] if entity is not None and entity.first_session else None
+
+        return session_order(question, filters, sessions, first_seen)
 
     def passages(self, campaign: str | None = None, filters: Filters | None = None) -> list[Chunk]:
         """The passages this view may read, without later session notes than ``filters.session_max``."""

@@ -155,3 +155,46 @@ def test_the_cli_lists_entities_a_timeline_and_a_recap(tmp_path, capsys, monkeyp
     assert main(["recap", "--campaign", "v", "--session", "7"]) == 1
     assert "No session 7" in capsys.readouterr().err
     assert session_label((2, 6)) == "C2 Session 6"
+
+
+def test_questions_about_order_become_session_ranges():
+    from rag.campaign.order import session_order
+
+    sessions = [1, 2, 3, 5, 8, 12]
+    first = {"omu": 8.0}.get
+
+    def ranged(question, filters=None):
+        f = session_order(question, filters or Filters(), sessions, lambda name: first(name.casefold()))
+        return f.session_min, f.session_max
+
+    assert ranged("What happened between sessions 3 and 8?") == (3, 8)
+    assert ranged("what happened in sessions 5-12") == (5, 12)
+    assert ranged("What did we do last session?") == (12, 12)
+    assert ranged("What did we do last session?", Filters(session_max=5)) == (5, 5)  # as of session 5
+    assert ranged("What did we learn before we reached Omu?") == (None, 5)
+    assert ranged("Who have we met since session 5?") == (5, None)
+    assert ranged("Who is Brysh?") == (None, None)
+    assert ranged("What happened between sessions 20 and 30?", Filters(session_max=12)) == (None, 12)  # the cap wins
+
+
+def test_an_order_question_is_answered_from_those_sessions_and_says_so(tmp_path):
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Harbour\n- The party meets [[Captain Reyes]] at the harbour and buys a boat.\n",
+            "Session 2.md": "## River\n- The party sails up the river towards [[Omu]] and fights crocodiles.\n",
+            "Session 3.md": "## Omu\n- In [[Omu]] the party finds the shrine of the trickster gods and a boat.\n",
+        },
+    )
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(vault, "v")
+        last = pipeline.answer("What did we do last session?", "v")
+        assert last.trace["filters"] == {"session_min": 3.0, "session_max": 3.0}
+        assert {h.chunk.session for h in last.hits} == {3}
+        before = pipeline.answer("What did we buy before we reached Omu?", "v")
+        assert before.trace["filters"] == {"session_max": 1.0}
+        assert {h.chunk.session for h in before.hits} == {1}
+    finally:
+        pipeline.close()
