@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.config import Config, RetrievalConfig, deep_merge, dotted, load_config, save_local, validate
+from rag.embedders import get_embedder
 from rag.errors import ChroniclerError, ModelUnavailableError
 from rag.llm import LLMClient, llm_configured, no_llm_error
 from rag.rerankers.cross_encoder import resolve_model
@@ -118,6 +119,9 @@ def candidate(config: Config, section: str) -> Config:
 def save(section: str) -> None:
     ss = st.session_state
     try:
+        trial, saved = candidate(load_config(), section), load_config()
+        if section == "embedding" and trial.embedding != saved.embedding:
+            get_embedder(trial.embedding)  # a model that does not load is refused here, not on every question
         save_local(changes(section))
     except ChroniclerError as err:
         ss[MSG] = (section, "error", err.one_line())
@@ -161,11 +165,7 @@ def answers_section(config: Config) -> None:
     )
     a = config.answer
     if backend == "openai":
-        st.caption(
-            "Any service that speaks OpenAI's language: OpenAI itself, or a model on your own computer "
-            '(Ollama, llama.cpp server, LM Studio). A language model also enables "Expand the question" and '
-            "reranking by the language model in the sidebar."
-        )
+        st.caption("Any service that speaks OpenAI's language: OpenAI, or Ollama, llama.cpp server, LM Studio.")
         c1, c2 = st.columns(2)
         c1.text_input(
             "Server address (base URL)",

@@ -278,6 +278,18 @@ def test_search_before_indexing_explains(tmp_path):
 # -- settings ---------------------------------------------------------------------------------------------
 
 
+def test_settings_refuse_an_embedding_model_that_does_not_load(tmp_path):
+    """Found as a new user: /no/such/model was "Saved." and then every question showed a traceback."""
+    local = tmp_path / "local.yaml"
+    at = start("pages/settings.py")
+    at.selectbox(key="s_backend").set_value("local")
+    at.text_input(key="s_model").set_value("/no/such/model")
+    at.button(key="s_save_embedding").click().run()
+    assert not at.exception
+    assert "Cannot load the embedding model '/no/such/model'" in texts(at.error)
+    assert not local.exists() or "/no/such/model" not in local.read_text()
+
+
 def test_settings_bad_value_is_rejected_and_changes_nothing(tmp_path):
     local = tmp_path / "local.yaml"
     local.write_text("retrieval:\n  k: 7\n", encoding="utf-8")
