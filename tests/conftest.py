@@ -30,6 +30,7 @@ def _isolated_config(tmp_path, monkeypatch):
         if name.startswith("CHRONICLER_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("CHRONICLER_LOCAL_CONFIG", str(tmp_path / "local.yaml"))
+    monkeypatch.setenv("CHRONICLER_SECRETS_FILE", str(tmp_path / "secrets.toml"))
     monkeypatch.setenv("CHRONICLER_DATA_DIR", str(tmp_path / "data"))
 
 

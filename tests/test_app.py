@@ -323,7 +323,9 @@ def test_settings_api_key_is_saved_but_never_shown(tmp_path):
     at.button(key="s_save_store").click()
     at.run()
     assert not at.exception
-    assert yaml.safe_load((tmp_path / "local.yaml").read_text())["store"]["api_key"] == "s3cret-key"
+    assert "s3cret-key" not in (tmp_path / "local.yaml").read_text()  # configs/ never holds a key
+    assert load_config().store.api_key == "s3cret-key"  # it is in the secrets file (tmp_path/secrets.toml)
+    assert (tmp_path / "secrets.toml").stat().st_mode & 0o077 == 0  # readable by its owner only
     assert at.text_input(key="s_api_key").value == ""
     assert "s3cret-key" not in str(at)
 

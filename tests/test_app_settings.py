@@ -75,13 +75,9 @@ def test_answer_provider_is_saved_and_the_key_never_shown(tmp_path):
     assert not at.exception and not at.error, texts(at.error)
     assert "Saved." in texts(at.success)
     answer = saved(tmp_path)["answer"]
-    assert answer == {
-        "backend": "openai",
-        "base_url": "http://localhost:11434/v1",
-        "model": "llama3.2",
-        "temperature": 0.3,
-        "api_key": SECRET,
-    }
+    assert answer == {"backend": "openai", "base_url": "http://localhost:11434/v1", "model": "llama3.2", "temperature": 0.3}
+    assert SECRET not in (tmp_path / "local.yaml").read_text()  # keys go to the secrets file, not configs/
+    assert SECRET in (tmp_path / "secrets.toml").read_text()
     assert load_config().answer.api_key == SECRET
     assert at.text_input(key="s_answer_key").value == ""
     assert SECRET not in everything(at)
@@ -94,7 +90,8 @@ def test_answer_provider_is_saved_and_the_key_never_shown(tmp_path):
     at.checkbox(key="s_answer_forget").check()  # removing the key keeps the other settings
     at.button(key="s_save_answer").click()
     at.run()
-    assert saved(tmp_path)["answer"]["api_key"] is None and saved(tmp_path)["answer"]["model"] == "llama3.2"
+    assert load_config().answer.api_key is None and saved(tmp_path)["answer"]["model"] == "llama3.2"
+    assert SECRET not in (tmp_path / "secrets.toml").read_text()
 
 
 def test_offline_answerer_keeps_the_llm_settings(tmp_path):

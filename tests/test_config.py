@@ -82,3 +82,21 @@ def test_save_local_can_unset_a_value():
     assert load_config().retrieval.score_threshold == 0.4
     save_local({"retrieval.score_threshold": None})
     assert load_config().retrieval.score_threshold is None
+
+
+def test_api_keys_are_saved_beside_other_secrets_and_never_in_local_yaml(tmp_path):
+    from rag.config import save_local
+    from rag.config.secret_keys import secrets_path
+
+    secrets = secrets_path()
+    secrets.write_text('gm_passphrase = "owlbear"\n[other]\ntoken = "x"\n', encoding="utf-8")
+    save_local({"answer.api_key": 'sk-"quoted"\\key', "retrieval.k": 7})
+    assert load_config().answer.api_key == 'sk-"quoted"\\key' and load_config().retrieval.k == 7
+    text = secrets.read_text(encoding="utf-8")
+    assert text.startswith('gm_passphrase = "owlbear"\n[other]\ntoken = "x"\n')  # the rest is left alone
+    assert "sk-" not in (tmp_path / "local.yaml").read_text()
+    save_local({"store.api_key": "qd-1"})
+    save_local({"answer.api_key": None})  # removed; the other key stays
+    config = load_config()
+    assert (config.answer.api_key, config.store.api_key) == (None, "qd-1")
+    assert secrets.read_text(encoding="utf-8").count("Chronicler's Settings page") == 1

@@ -1,4 +1,5 @@
-"""Where settings come from: ``configs/base.yaml`` < ``configs/local.yaml`` < environment < CLI flags.
+"""Where settings come from: ``configs/base.yaml`` < ``configs/local.yaml`` < API keys saved in
+``.streamlit/secrets.toml`` (``rag.config.secret_keys``) < environment < CLI flags.
 
 Every layer is merged first and validated once, so an error names the key whatever layer it came from;
 ``save_local`` validates before it writes, so a bad value changes nothing.
@@ -14,7 +15,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from rag.config.schema import CONFIG_DIR, ENV_PREFIX, GM_PASSPHRASE_ENV, LOCAL_CONFIG_ENV, Config
+from rag.config.schema import CONFIG_DIR, ENV_PREFIX, GM_PASSPHRASE_ENV, LOCAL_CONFIG_ENV, SECRETS_FILE_ENV, Config
+from rag.config.secret_keys import read_keys, write_keys
 from rag.errors import ConfigError
 
 
@@ -49,7 +51,7 @@ def env_overrides(environ: dict[str, str] | None = None) -> dict:
     environ = os.environ if environ is None else environ
     out: dict = {}
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name in (LOCAL_CONFIG_ENV, GM_PASSPHRASE_ENV):
+        if not name.startswith(ENV_PREFIX) or name in (LOCAL_CONFIG_ENV, GM_PASSPHRASE_ENV, SECRETS_FILE_ENV):
             continue
         keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__") if k]
         if not keys:
@@ -93,6 +95,7 @@ def load_config(
     for path in (CONFIG_DIR / "base.yaml", local_config_path()):
         if path.exists():
             data = deep_merge(data, read_yaml(path))
+    data = deep_merge(data, read_keys())
     if config_file:
         path = Path(config_file)
         if not path.exists():
@@ -116,12 +119,22 @@ def validate(data: dict) -> Config:
 
 
 def save_local(changes: dict[str, Any]) -> Config:
-    """Merge dotted ``changes`` into configs/local.yaml, validating first so a bad value changes nothing."""
+    """Merge dotted ``changes`` into configs/local.yaml, validating first so a bad value changes nothing. API
+    keys go to the secrets file instead (``rag.config.secret_keys``), and leave local.yaml if they were there."""
+    keys = {k.split(".")[0]: v for k, v in changes.items() if k.endswith(".api_key")}
     path = local_config_path()
     current = read_yaml(path) if path.exists() else {}
-    merged = deep_merge(current, dotted(changes, keep_none=True))
+    merged = deep_merge(
+        current, dotted({k: v for k, v in changes.items() if not k.endswith(".api_key")}, keep_none=True)
+    )
+    for section in keys:
+        if isinstance(merged.get(section), dict):
+            merged[section].pop("api_key", None)
     base = read_yaml(CONFIG_DIR / "base.yaml")
-    config = validate(deep_merge(base, merged))
+    saved = {s: {"api_key": v} for s, v in keys.items() if v} | {s: v for s, v in read_keys().items() if s not in keys}
+    config = validate(deep_merge(deep_merge(base, merged), saved))
+    if keys:
+        write_keys(keys)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".yaml.tmp")
     tmp.write_text(yaml.safe_dump(merged, sort_keys=False), encoding="utf-8")

@@ -18,6 +18,7 @@ LOCAL_CONFIG_ENV = "CHRONICLER_LOCAL_CONFIG"  # where the Settings page saves; t
 # The app's GM passphrase (or ``gm_passphrase`` in .streamlit/secrets.toml): never a config key, so it is
 # never saved in configs/ nor shown by the Settings page.
 GM_PASSPHRASE_ENV = "CHRONICLER_GM_PASSPHRASE"
+SECRETS_FILE_ENV = "CHRONICLER_SECRETS_FILE"  # where API keys are saved; default .streamlit/secrets.toml
 
 
 class Section(BaseModel):
