@@ -75,7 +75,12 @@ def test_answer_provider_is_saved_and_the_key_never_shown(tmp_path):
     assert not at.exception and not at.error, texts(at.error)
     assert "Saved." in texts(at.success)
     answer = saved(tmp_path)["answer"]
-    assert answer == {"backend": "openai", "base_url": "http://localhost:11434/v1", "model": "llama3.2", "temperature": 0.3}
+    assert answer == {
+        "backend": "openai",
+        "base_url": "http://localhost:11434/v1",
+        "model": "llama3.2",
+        "temperature": 0.3,
+    }
     assert SECRET not in (tmp_path / "local.yaml").read_text()  # keys go to the secrets file, not configs/
     assert SECRET in (tmp_path / "secrets.toml").read_text()
     assert load_config().answer.api_key == SECRET
@@ -360,3 +365,33 @@ def test_frames_from_a_result():
     assert campaign_eval.format_metric("hit@1", None) == "–"
     fig = campaign_eval.hit_at_k_figure(result)
     assert [t.name for t in fig.data] == ["all questions (2)", "fact (2)"]
+
+
+def test_an_api_key_canary_appears_in_no_page_file_record_or_error(tmp_path, monkeypatch):
+    """A key typed in Settings: searched in every page, configs/local.yaml, the run records and the error shown
+    when the model cannot be reached."""
+    canary = "sk-canary-5f1e9c"
+    monkeypatch.setenv("CHRONICLER_TRACKING__ENABLED", "true")
+    indexed(tmp_path)
+    at = start("pages/settings.py")
+    choose_llm(at, "http://127.0.0.1:9/v1", "llama3.2", canary)  # nothing listens there
+    at.button(key="s_save_answer").click().run()
+    assert load_config().answer.api_key == canary
+    at.button(key="s_test_answer").click().run()
+    shown = [everything(at)]
+    assert "did not answer" in texts(at.error)
+    at.switch_page("pages/chat.py").run()
+    at.chat_input(key="chat_question").set_value("Which bear did Vex tame?").run()
+    assert not at.exception and at.error  # the model is unreachable: one readable line
+    shown.append(everything(at))
+    for page in ("pages/home.py", "pages/search.py", "pages/ingest.py", "pages/settings.py"):
+        at.switch_page(page).run()
+        shown.append(everything(at))
+    written = [p.read_text(encoding="utf-8", errors="replace") for p in tmp_path.rglob("*") if p.is_file()]
+    leaks = [
+        p
+        for p in tmp_path.rglob("*")
+        if p.is_file() and p.name != "secrets.toml" and canary in p.read_text(errors="replace")
+    ]
+    assert canary not in "\n".join(shown) and leaks == []
+    assert sum(canary in w for w in written) == 1  # only the secrets file holds it
