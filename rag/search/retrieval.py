@@ -138,7 +138,7 @@ class Retriever:
         vectors: list = [None] * len(queries)
         if mode != "keyword":
             t0 = time.perf_counter()
-            vectors = list(self.embedder.embed_batch(queries))
+            vectors = list(self.embedder.embed_queries(queries))
             timings["embed"] = timings.get("embed", 0.0) + time.perf_counter() - t0
         found = []
         for query, vector in zip(queries, vectors, strict=True):
