@@ -174,6 +174,9 @@ routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
 turns: list[dict] = st.session_state.setdefault(TURNS, [])
+if len(turns) >= config.limits.chat_turns:  # room for this run's turn: the oldest leave the screen
+    del turns[: len(turns) - config.limits.chat_turns + 1]
+    st.session_state["_turns_dropped"] = True
 
 try:
     has_notes, store_error = bool(state.campaign_chunks(config, campaign)), None
@@ -227,6 +230,11 @@ if not (turns or asking or recapping):
         "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
         'Follow-up questions ("and what did she do next?") work too.',
         icon=":material/lightbulb:",
+    )
+
+if st.session_state.get("_turns_dropped") and turns:
+    st.caption(
+        f"The chat keeps the last {config.limits.chat_turns} turns (limits.chat_turns); older ones have left it."
     )
 
 for i, turn in enumerate(turns):

@@ -76,7 +76,10 @@ with upload_tab:
     ):
         dest = uploads_dir(config, campaign)
         try:
-            result = save_uploads([(f.name, f.getvalue()) for f in files], dest, config.notes.extensions, replace)
+            uploads, limits = [(f.name, f.getvalue()) for f in files], config.limits
+            result = save_uploads(
+                uploads, dest, config.notes.extensions, replace, limits.upload_files, limits.upload_mb
+            )
         except ChroniclerError as err:
             st.error(err.one_line())
         else:

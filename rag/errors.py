@@ -49,3 +49,7 @@ class CampaignNotFoundError(ChroniclerError):
     """The campaign has not been indexed yet."""
 
     hint = "Add its notes on the Ingest page (or run `python -m rag index --notes DIR --campaign NAME`)."
+
+
+class LimitError(ChroniclerError):
+    """An input is larger than a configured bound (``limits.*``); the message names the bound."""

@@ -25,7 +25,7 @@ from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
-from rag.errors import CampaignNotFoundError, ModelUnavailableError
+from rag.errors import CampaignNotFoundError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.generators import Generator, History, get_generator
 from rag.ingest.indexing import IndexReport, sync_campaign
@@ -147,6 +147,7 @@ class Pipeline:
         """The passages for a question, with every stage's score; mode, k, stages and who is reading
         (``view``: the player view never returns GM-only passages) from the config."""
         self.require_campaign(campaign)
+        self.check_question(question)
         filters = replace(filters or Filters(), view=self.config.view)
         notices: list[str] = []
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
@@ -170,6 +171,7 @@ class Pipeline:
         """Rewrite a follow-up, search (errors raise here, before anything streams), then answer lazily while
         the stream is read; ``stream.answer`` is the checked ``Answer``."""
         started = time.perf_counter()
+        self.check_question(question)
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []
         rewrite = standalone_question(question, history, self.generator)
@@ -264,6 +266,14 @@ class Pipeline:
 
     def drop(self, campaign: str) -> None:
         self.store.drop(self.config.collection(campaign))
+
+    def check_question(self, question: str) -> None:
+        """A question over ``limits.question_chars`` is refused before any work (a pasted chapter is not one)."""
+        limit = self.config.limits.question_chars
+        if len(question) > limit:
+            raise LimitError(
+                f"That question is {len(question):,} characters long; ask in at most {limit:,} (limits.question_chars)."
+            )
 
     def require_campaign(self, campaign: str | None = None) -> None:
         name = self.config.collection(campaign)

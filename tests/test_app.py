@@ -458,3 +458,13 @@ def test_rerank_toggle_works_out_of_the_box(tmp_path):
     assert not at.exception and not at.error and not at.warning
     assert at.dataframe[0].value["rerank"].notna().any()
     assert len(at.get("plotly_chart")) == 5  # the rank-movement chart appears
+
+
+def test_an_upload_over_the_configured_bound_is_refused_and_saves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_LIMITS__UPLOAD_FILES", "2")
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value([(Path(n).name, t.encode(), "text/markdown") for n, t in VAULT.items()])
+    at.run()
+    at.button(key="upload_go").click().run()
+    assert "more than 2 notes in one upload (limits.upload_files)" in texts(at.error)
+    assert not (tmp_path / "data" / "uploads" / "demo").exists()

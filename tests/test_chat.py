@@ -68,3 +68,17 @@ def test_chat_without_notes_says_what_to_do_first():
     at = start()  # the Chat page is the default
     assert "Add your notes on the Ingest page" in texts(at.info)
     assert at.chat_input(key="chat_question").proto.disabled  # nothing to ask yet
+
+
+def test_bounds_a_long_question_is_refused_and_the_chat_keeps_its_last_turns(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_LIMITS__CHAT_TURNS", "2")
+    indexed(tmp_path)
+    at = start(CHAT)
+    at = ask(at, "Trinket " * 200)  # 1,600 characters
+    assert "limits.question_chars" in texts(at.error) and not at.exception
+    at.switch_page(CHAT).run()
+    for question in ("Which bear did Vex tame?", "What did Nostoc offer?", "Who smashed the duergar patrol?"):
+        at = ask(at, question)
+    questions = [texts(m.markdown) for m in at.chat_message if m.name == "user"]
+    assert questions == ["What did Nostoc offer?", "Who smashed the duergar patrol?"]
+    assert "keeps the last 2 turns" in texts(at.caption)

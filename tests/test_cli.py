@@ -209,3 +209,9 @@ def test_bench_answer_reports_first_token_and_turns_without_touching_the_docs(va
     assert code == 0
     assert "question → first answer token" in out and "follow-up turn" in out and "extractive" in out
     assert doc.read_text(encoding="utf-8") == before
+
+
+def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
+    run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    code, out, err = run(capsys, "search", "map " * 300, "--campaign", "mines")
+    assert code == 1 and "limits.question_chars" in err and len(err.strip().splitlines()) == 1

@@ -145,6 +145,15 @@ class AnswerConfig(Section):
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
 
 
+class LimitsConfig(Section):
+    """Bounds on what one person can ask of a shared app; each is enforced with a message naming it."""
+
+    question_chars: int = Field(1000, ge=10)  # a question longer than this is refused (search, ask, CLI)
+    chat_turns: int = Field(50, ge=1)  # the chat keeps this many turns; older ones leave the screen
+    upload_files: int = Field(5000, ge=1)  # notes in one upload (a zip counts its files)
+    upload_mb: float = Field(200.0, gt=0)  # one upload, unpacked
+
+
 class Config(Section):
     data_dir: str = "data"
     campaign: str = "demo"
@@ -161,6 +170,7 @@ class Config(Section):
     reranker: RerankConfig = RerankConfig()
     tracking: TrackingConfig = TrackingConfig()
     answer: AnswerConfig = AnswerConfig()
+    limits: LimitsConfig = LimitsConfig()
 
     @field_validator("campaign")
     @classmethod

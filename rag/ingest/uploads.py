@@ -119,12 +119,12 @@ def plan_upload(
             ignored.append(name)
         if len(planned) > max_files:
             raise UploadError(
-                f"Refused: more than {max_files} notes in one upload. Nothing was saved.",
+                f"Refused: more than {max_files} notes in one upload (limits.upload_files). Nothing was saved.",
                 hint="Split the vault, or sync it as a folder on the server.",
             )
     if declared > max_total_mb * 1024 * 1024:
         raise UploadError(
-            f"Refused: the notes would take more than {max_total_mb:g} MB unpacked. Nothing was saved.",
+            f"Refused: the notes would take more than {max_total_mb:g} MB unpacked (limits.upload_mb). Nothing was saved.",
             hint="Check the zip holds your vault, and leave out images and other large files.",
         )
     return planned, ignored
@@ -164,7 +164,7 @@ def save_uploads(
                     written += len(block)
                     if written > limit:
                         raise UploadError(
-                            f"Refused: the zip unpacks to more than {max_total_mb:g} MB. Nothing was saved."
+                            f"Refused: the zip unpacks to more than {max_total_mb:g} MB (limits.upload_mb). Nothing was saved."
                         )
                     out.write(block)
         if replace and dest.exists():
