@@ -115,10 +115,17 @@ last = ss.get("last_report")
 if last and last[0] == campaign:
     report = last[1]
     st.subheader("What happened")
-    st.success(
-        f"Read {report.files} files into {report.chunks} passages in {report.seconds:.1f} s.",
-        icon=":material/check_circle:",
-    )
+    if report.files == 0 and report.skipped:  # nothing could be read: not a success to show in green
+        st.warning(
+            f"None of the {len(report.skipped)} files could be read, so nothing was added. The note column "
+            "below says why for each.",
+            icon=":material/error:",
+        )
+    else:
+        st.success(
+            f"Read {report.files} files into {report.chunks} passages in {report.seconds:.1f} s.",
+            icon=":material/check_circle:",
+        )
     cols = st.columns(4)
     cols[0].metric("Added", report.added, help="New passages")
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")

@@ -468,3 +468,22 @@ def test_an_upload_over_the_configured_bound_is_refused_and_saves_nothing(tmp_pa
     at.button(key="upload_go").click().run()
     assert "more than 2 notes in one upload (limits.upload_files)" in texts(at.error)
     assert not (tmp_path / "data" / "uploads" / "demo").exists()
+
+
+def test_an_upload_of_only_broken_files_is_not_reported_as_a_success(tmp_path):
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value([("a.md", b"\x00\x01binary", "text/markdown"), ("b.md", b"   \n", "text/markdown")])
+    at.run()
+    at.button(key="upload_go").click().run()
+    assert not at.exception and not at.success
+    assert "None of the 2 files could be read" in texts(at.warning)
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert set(table["status"]) == {"skipped"} and set(table["note"]) == {"binary file", "empty file"}
+
+
+def test_settings_refuse_a_shortest_passage_longer_than_the_longest(tmp_path):
+    at = start("pages/settings.py")
+    at.number_input(key="s_min_chars").set_value(5000)
+    at.button(key="s_save_chunking").click().run()
+    assert "chunking.min_chars (5000) must not be above chunking.max_chars (1200)" in texts(at.error)
+    assert not (tmp_path / "local.yaml").exists() or "5000" not in (tmp_path / "local.yaml").read_text()

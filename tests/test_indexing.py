@@ -130,3 +130,26 @@ def test_skipped_files_are_reported_and_batch_goes_on(env):
     skipped = {f.source: f.reason for f in report.per_file if f.status == "skipped"}
     assert set(skipped) == {"blank.md", "image.md"} and all(skipped.values())
     assert report.files == 3
+
+
+def test_one_junk_file_is_cut_to_the_passage_cap_with_a_warning(tmp_path):
+    from rag.config import load_config
+    from rag.ingest.indexing import prepare_chunks
+
+    (tmp_path / "Session 1.md").write_text("## Road\n- The party travels north.\n")
+    (tmp_path / "junk.md").write_text("word " * 60_000)  # one 300 KB line: ~250 passages
+    config = load_config(overrides={"chunking.max_passages_per_file": 50})
+    chunks, _, notes = prepare_chunks(config, tmp_path, "c")
+    assert sum(c.source == "junk.md" for c in chunks) == 50 and sum(c.source == "Session 1.md" for c in chunks) == 1
+    junk = next(n for n in notes if n.source == "junk.md")
+    assert any("cut to its first 50 of" in w and "chunking.max_passages_per_file" in w for w in junk.warnings)
+
+
+def test_contradicting_passage_sizes_are_refused_naming_both_keys():
+    import pytest
+
+    from rag.config import load_config
+    from rag.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"chunking.min_chars \(5000\) must not be above chunking.max_chars \(1200\)"):
+        load_config(overrides={"chunking.min_chars": 5000})

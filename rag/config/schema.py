@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rag import registry
 
@@ -70,6 +70,15 @@ class ChunkingConfig(Section):
     # that says "she hands them the map" is found by the name in the bullet before it
     context_window: int = Field(1, ge=0, le=3)
     lead_in: bool = True  # a paragraph ending in ":" keeps the list that follows it
+    max_passages_per_file: int = Field(1000, ge=1)  # more is junk, not notes: the file keeps its first ones
+
+    @model_validator(mode="after")
+    def _sizes_agree(self) -> ChunkingConfig:
+        if self.min_chars > self.max_chars:
+            raise ValueError(
+                f"chunking.min_chars ({self.min_chars}) must not be above chunking.max_chars ({self.max_chars})"
+            )
+        return self
 
 
 class EmbeddingConfig(Section):
