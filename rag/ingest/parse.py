@@ -29,7 +29,8 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
 
     ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
     none, tried after the front matter and the note's own title (a document title, an e-mail subject)."""
-    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]
+    # CR-only line ends (classic Mac editors) are line ends too, or a whole note reads as one heading line
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     warnings: list[str] = []
     front, start = _front_matter(lines, warnings)
     header_at = find_header(lines, start, config.narrative_header)
