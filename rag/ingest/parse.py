@@ -29,8 +29,10 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
 
     ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
     none, tried after the front matter and the note's own title (a document title, an e-mail subject)."""
-    # CR-only line ends (classic Mac editors) are line ends too, or a whole note reads as one heading line
-    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = text.lstrip("\ufeff")
+    if "\r" in text and "\n" not in text:  # CR-only line ends (classic Mac editors), else the note is one line
+        text = text.replace("\r", "\n")
+    lines = [line.rstrip("\r") for line in text.split("\n")]  # a stray CR inside a line is cleaned later
     warnings: list[str] = []
     front, start = _front_matter(lines, warnings)
     header_at = find_header(lines, start, config.narrative_header)
