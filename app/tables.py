@@ -215,3 +215,14 @@ def contributions(hit: Hit, retrieval: RetrievalConfig, mode: str) -> dict[str, 
     if total and fused:  # the page rules scale a passage's sum (pages count half for "what happened")
         out = {stage: value * fused / total for stage, value in out.items()}
     return out
+
+
+def ingest_summary(report: IndexReport, view: str) -> str:
+    """The Ingest page's one line, counting files and passages as the Campaign page does: files with passages
+    this view can read."""
+    hidden = 0 if view == "gm" else report.gm_only
+    shown = [f for f in report.per_file if f.status not in ("skipped", "deleted")]
+    readable = [f for f in shown if f.chunks - (0 if view == "gm" else f.gm_only) > 0]
+    empty = sum(1 for f in shown if f.chunks == 0)
+    extra = f" ({empty} more had nothing to index)" if empty else ""
+    return f"Read {len(readable)} files into {report.chunks - hidden} passages in {report.seconds:.1f} s{extra}."

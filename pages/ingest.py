@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import routing, state
-from app.tables import chunks_frame, gm_marking, report_frame
+from app.tables import chunks_frame, gm_marking, ingest_summary, report_frame
 from rag.errors import ChroniclerError
 from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
 
@@ -122,10 +122,7 @@ if last and last[0] == campaign:
             icon=":material/error:",
         )
     else:
-        st.success(
-            f"Read {report.files} files into {report.chunks} passages in {report.seconds:.1f} s.",
-            icon=":material/check_circle:",
-        )
+        st.success(ingest_summary(report, config.view), icon=":material/check_circle:")
     cols = st.columns(4)
     cols[0].metric("Added", report.added, help="New passages")
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")

@@ -84,6 +84,7 @@ def test_no_page_of_the_player_view_shows_a_secret(tmp_path):
     at = sync(start(), write_secret_vault(tmp_path / "vault"))
     shown = everything(at)
     assert "18 passages are GM only" in shown and "GM folder 5" in shown and "12 files are GM only" in shown
+    assert "Read 3 files into 6 passages" in shown  # what a player can read, as the Campaign page counts
     table = next(d.value for d in at.dataframe if "status" in d.value.columns)
     assert "GM/Plot.md" not in set(table["file"]) and "Session 1.md" in set(table["file"])
     assert leaked(at) == []
