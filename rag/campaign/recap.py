@@ -83,14 +83,16 @@ def recap_session(chunks: Iterable[Chunk], session: SessionKey, max_lines: int =
     picked = _spread(picked, max_lines)
     if len(picked) < MIN_LINES:  # few scenes: more telling sentences, longest passages first, kept in order
         said = {p.text for p in picked}
-        extra = [
-            _line(c, s)
-            for c in sorted(mine, key=lambda c: -len(c.text))
-            for text in _lines(c)
-            for s in _SENTENCE.split(text)
-            if len(s.split()) >= MIN_WORDS and s.strip() not in said and not s.rstrip().endswith(":")
-        ]
-        picked += extra[: MIN_LINES - len(picked)]
+        for words in (MIN_WORDS, 3):  # short sessions: shorter lines rather than fewer than three
+            extra = [
+                _line(c, s.strip())
+                for c in sorted(mine, key=lambda c: -len(c.text))
+                for text in _lines(c)
+                for s in _SENTENCE.split(text)
+                if len(s.split()) >= words and s.strip() not in said and not s.rstrip().endswith(":")
+            ]
+            picked += extra[: MIN_LINES - len(picked)]
+            said |= {p.text for p in picked}
         order = {c.id: i for i, c in enumerate(mine)}
         picked.sort(key=lambda p: order[p.chunk_id])
     return picked
