@@ -215,3 +215,55 @@ def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
     run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
     code, out, err = run(capsys, "search", "map " * 300, "--campaign", "mines")
     assert code == 1 and "limits.question_chars" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["search", "map", "--set", "store.url=http://127.0.0.1:9", "--set", "store.backend=qdrant"], "Cannot reach"),
+        (
+            ["index", "--set", "embedding.backend=local", "--set", "embedding.model=/no/such/model"],
+            "Cannot load the embedding model",
+        ),
+        (
+            [
+                "search",
+                "map",
+                "--rerank",
+                "--set",
+                "reranker.backend=cross-encoder",
+                "--set",
+                "reranker.model=/no/such",
+            ],
+            "reranking model",
+        ),
+        (
+            [
+                "run",
+                "map",
+                "--set",
+                "answer.backend=openai",
+                "--set",
+                "answer.base_url=http://127.0.0.1:9/v1",
+                "--set",
+                "answer.max_retries=0",
+            ],
+            "answer",
+        ),
+        (["index", "--data", "{file}/data"], "Cannot"),
+    ],
+    ids=["qdrant-url-down", "embedding-model-wrong", "reranker-missing", "llm-unreachable", "data-folder-unusable"],
+)
+def test_bad_configuration_and_missing_parts_are_one_line_each(vault, capsys, tmp_path, argv, said):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    if argv[0] != "index" or "--data" not in argv:
+        run(capsys, "index", "--notes", str(vault), "--campaign", "demo")
+    argv = [a.replace("{file}", str(a_file)) for a in argv]
+    if argv[0] == "index":
+        argv += ["--notes", str(vault)]
+    code, out, err = run(capsys, *argv, "--campaign", "demo")
+    assert code == 1, (out, err)
+    errors = [line for line in err.strip().splitlines() if line.startswith("error: ")]  # after any progress line
+    assert len(errors) == 1 and said.lower() in errors[0].lower() and err.strip().endswith(errors[0]), err
+    assert "Traceback" not in out + err
