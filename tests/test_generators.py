@@ -202,3 +202,25 @@ def test_a_thing_asked_about_someone_named_needs_a_passage_about_them():
     question = "What power does the Heart of the Wild have?"
     assert gen.support(question, hits) < AnswerConfig().refusal_floor
     assert gen.support("What power does Ash say is degrading?", hits) >= AnswerConfig().refusal_floor
+
+
+def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_another_name():
+    """ "Who is Undril Silvertusk?" wants what she is, not "Camp Vengeance", the first other name in the sentence."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    described = [hit("A half Ork cleric Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
+    lead, _ = "".join(gen.generate("Who is Undril Silvertusk?", described)).split("\n\n", 1)
+    assert lead == "Undril Silvertusk: a half Ork cleric. [Session 3 · Part 1]"
+
+    undescribed = [hit("Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
+    text = "".join(gen.generate("Who is Undril Silvertusk?", undescribed))
+    assert "\n\n" not in text and text.startswith("Undril Silvertusk wants")  # no lead rather than a wrong one
+    assert read_question("Who is the dwarf with the hammer?").kind == "person"  # that one asks for a name
+
+    said = [  # "He's an…" right after a sentence naming him; "a pact with Acererak" is not what Acererak is
+        hit("We save Orvex Ocrammas. He's an anthropologist hired by Shadowmantle to visit Mezro.", 29, 1, 1),
+        hit("Ras Nsi has made a pact with Acererak to shelter Mezro.", 31, 2, 2),
+    ]
+    assert "".join(gen.generate("Who is Orvex Ocrammas?", said)).startswith(
+        "Orvex Ocrammas: an anthropologist hired by Shadowmantle to visit Mezro. [Session 29 · Part 1]\n\n"
+    )
+    assert "\n\n" not in "".join(gen.generate("Who is Acererak?", said[1:]))

@@ -15,7 +15,14 @@ from rag.models import Chunk, format_session
 from rag.names import AUXILIARIES, STOPWORDS, names, norm
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
+# so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
+# "Who is the dwarf with the hammer?" asks for a name.
+_IDENTITY = re.compile(
+    r"^\W*(?i:who|what)\s+(?i:is|was|are|were)\s+((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)\W*$"
+)
 _KINDS = (  # first match wins
+    ("identity", _IDENTITY),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
@@ -96,8 +103,8 @@ DETAIL_KINDS = {"amount": "an amount", "year": "a year", "colour": "a colour", "
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``kind`` (session, amount, year, colour, name, person, place, thing or open),
-    the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
+    """What a question asks for: ``kind`` (session, identity, amount, year, colour, name, person, place, thing
+    or open), the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
 
     kind: str
     focus: str
@@ -111,6 +118,49 @@ def read_question(question: str) -> Asked:
     if not focus or focus[0].isupper() or focus.split()[0].casefold() in STOPWORDS:  # "What did Clarota do"
         focus = ""
     return Asked(kind, focus.casefold(), tuple(names(question)))
+
+
+_DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
+_PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
+MAX_DESCRIPTION_WORDS = 10
+
+
+def identity_subject(question: str) -> str | None:
+    """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
+    m = _IDENTITY.match(question.strip())
+    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
+
+
+def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
+    """How the sentence describes ``subject``: "X, a half-orc cleric", "X is one of the original Abara", "A half
+    Ork cleric X", or, on X's own page or right after a sentence naming X, "He's an anthropologist hired by…".
+    The notes' words, cut to a short phrase."""
+    parts = subject.split()
+    keys = [subject] + ([p for p in parts if len(p) >= 4][:1] if len(parts) == 2 else [])
+    found = None
+    for key in keys:
+        k = re.escape(key)
+        after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
+        before = re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?){k}\b", sentence, re.I) or re.search(
+            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
+        )  # "a half Ork cleric X", "his Huntmaster, X"
+        if before and any(w.casefold() in STOPWORDS for w in before.group(1).split()[1:]):
+            before = None  # "a pact with Acererak", "a drink with Soggy": not what X is
+        found = (after and after.group(1)) or (before and before.group(1))
+        if found:
+            break
+    if not found and f" {norm(subject)} " in f" {norm(chunk.title or '')} {norm(previous)} ":
+        m = _PRONOUN_IS.search(sentence.strip().lstrip("-*+ "))
+        found = m.group(1) if m else None
+    if not found:
+        return None
+    found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
+    phrase = found.split()
+    head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
+    if len(head) < 2 or head[1].casefold() in STOPWORDS | {"one", "same", "other"}:  # "the one we met"
+        return None
+    short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
+    return f"{subject}: {short[0].lower()}{short[1:]}"
 
 
 def _words(text: str) -> set[str]:
@@ -133,10 +183,14 @@ def session_label(chunk: Chunk) -> str:
     return f"C{chunk.campaign_no} {label}" if chunk.campaign_no is not None else label
 
 
-def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk) -> str | None:
-    """The words of ``sentence`` that answer what ``asked`` asks for, or None (open questions never have one)."""
+def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
+    """The words of ``sentence`` that answer what ``asked`` asks for, or None (open questions never have one);
+    ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about)."""
     if asked.kind == "session":
         return session_label(chunk) if chunk.session is not None else None
+    if asked.kind == "identity":
+        subject = identity_subject(question)
+        return describe(subject, sentence, chunk, previous) if subject else None
     if asked.kind == "amount":
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None

@@ -64,6 +64,7 @@ class Sentence:
     pick: float = 0.0  # selection: support's parts, with more weight on the passage's retrieval rank
     meaning: float = 0.0
     overlap: float = 0.0
+    previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
 
 
 def split_sentences(hit: Hit) -> list[Sentence]:
@@ -79,7 +80,7 @@ def split_sentences(hit: Hit) -> list[Sentence]:
         for part in _SENTENCE.split(line):
             part = part.strip()
             if len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?"):  # a question answers nothing
-                out.append(Sentence(part, hit, len(out)))
+                out.append(Sentence(part, hit, len(out), previous=out[-1].text if out else ""))
     return out
 
 
@@ -93,7 +94,7 @@ class ExtractiveGenerator(Generator):
 
     def scored(self, question: str, hits: list[Hit]) -> list[Sentence]:
         """Every sentence of the hits, best first (cached for the last question: support, then generate)."""
-        key = (question, tuple(h.chunk.id for h in hits))
+        key = (question, tuple((h.chunk.id, h.chunk.text, h.rank) for h in hits))  # an edited note is re-read
         if self._cache and self._cache[0] == key:
             return self._cache[1]
         sentences = [s for h in hits for s in split_sentences(h)]
@@ -110,7 +111,7 @@ class ExtractiveGenerator(Generator):
             for s in sentences:
                 s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + PICK_RANK / s.hit.rank
                 s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
-                s.pick += PICK_TYPED * (short_answer(what, question, s.text, s.hit.chunk) is not None)
+                s.pick += PICK_TYPED * (short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None)
             sentences.sort(key=lambda s: -s.score)
         self._cache = (key, sentences)
         return sentences
@@ -178,15 +179,27 @@ class ExtractiveGenerator(Generator):
         lead = self.lead(question, chosen)
         if lead is not None:
             answer, source = lead
-            yield f"{answer}. {source.hit.chunk.label}\n\n"
+            yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
+        by_place = {(x.hit.chunk.id, x.order): x for x in self.scored(question, hits)}
         for i, s in enumerate(sorted(chosen, key=story_order)):
-            yield f"{'' if i == 0 else ' '}{s.text.rstrip()} {s.hit.chunk.label}"
+            yield f"{'' if i == 0 else ' '}{self.quote(s, chosen, by_place)} {s.hit.chunk.label}"
+
+    @staticmethod
+    def quote(s: Sentence, chosen: list[Sentence], by_place: dict[tuple[str, int], Sentence]) -> str:
+        """The sentence, and the one after it in its passage when that one is not quoted already: notes tell an
+        event in a run of sentences, and the one that matches the question's words ("the red wizard, dead and
+        covered in honey") is often followed by the one that answers it ("goblins used the honey to…")."""
+        after = by_place.get((s.hit.chunk.id, s.order + 1))
+        taken = {(x.hit.chunk.id, x.order) for x in chosen}
+        if after is None or (after.hit.chunk.id, after.order) in taken:
+            return s.text.rstrip()
+        return f"{s.text.rstrip()} {after.text.rstrip()}"
 
     def lead(self, question: str, chosen: list[Sentence]) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best chosen sentences first."""
         asked = read_question(question)
         for s in chosen[:MAX_LEAD_SENTENCES]:
-            found = short_answer(asked, question, s.text, s.hit.chunk)
+            found = short_answer(asked, question, s.text, s.hit.chunk, s.previous)
             if found and asked.kind == "session":
                 return f"{when_first(question, s.text)}{found}", s
             if found:
