@@ -42,10 +42,10 @@ with right.popover("Start a new campaign", icon=":material/add:", width="stretch
 def index_folder(folder: Path) -> None:
     try:
         report = state.run_index(config, folder, campaign)
+        remember_source(config, campaign, folder)
     except ChroniclerError as err:
         st.error(err.one_line())
         return
-    remember_source(config, campaign, folder)
     ss["last_report"] = (campaign, report)
     ss["uploader_round"] = ss.get("uploader_round", 0) + 1
     st.rerun()

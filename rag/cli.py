@@ -15,7 +15,7 @@ import yaml
 
 from rag import campaign_commands, commands
 from rag.config import Config, load_config
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, disk_full, is_disk_full
 
 CAMPAIGN_COMMANDS = ("entities", "timeline", "recap")  # rag.campaign_commands; the rest are in rag.commands
 
@@ -166,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         return getattr(module, f"cmd_{args.command}")(config, args)
     except ChroniclerError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
+        return 1
+    except OSError as err:  # a full disk where no ``rag.files.writing`` named the file: still not a bug
+        if not is_disk_full(err):
+            raise
+        print(f"error: {disk_full(err.filename or 'a file').one_line()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; run the same command again to finish (nothing is lost)", file=sys.stderr)

@@ -4,6 +4,14 @@ Pages show them with ``st.error``, the CLI prints one line and exits 1, tests le
 Anything else that escapes is a bug, not a user error.
 """
 
+import errno
+import re
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+# The store engine (Rust, qdrant-edge) raises a bare Exception whose text carries the OS error's number:
+# "File too large (os error 27)", or "Os { code: 28, kind: StorageFull, … }".
+_ENGINE_DISK_FULL = re.compile(r"(?:os error|code:) (?:{})\b".format("|".join(map(str, sorted(DISK_FULL_ERRNOS)))))
+
 
 class ChroniclerError(Exception):
     """Base class: ``str(err)`` is a complete sentence a player can act on."""
@@ -53,3 +61,20 @@ class CampaignNotFoundError(ChroniclerError):
 
 class LimitError(ChroniclerError):
     """An input is larger than a configured bound (``limits.*``); the message names the bound."""
+
+
+class DiskFullError(ChroniclerError):
+    """A write failed: the disk is full, or a file size or disk quota limit was hit (``rag.files.writing``)."""
+
+    hint = "Free some space and try again."
+
+
+def disk_full(path: object, hint: str = "") -> DiskFullError:
+    return DiskFullError(f"The disk is full (or a file size limit was hit) while writing {path}.", hint)
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """An OSError of a full disk (ENOSPC, EFBIG, EDQUOT), or the store engine's error saying so."""
+    if isinstance(err, OSError):
+        return err.errno in DISK_FULL_ERRNOS
+    return bool(_ENGINE_DISK_FULL.search(str(err)))

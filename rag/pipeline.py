@@ -27,6 +27,7 @@ from rag.config import Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
 from rag.errors import CampaignNotFoundError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
+from rag.files import INDEX_HINT, write_text, writing
 from rag.generators import Generator, History, get_generator
 from rag.ingest.indexing import IndexReport, sync_campaign
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
@@ -136,7 +137,8 @@ class Pipeline:
         progress: Callable[[int, int], None] | None = None,
     ) -> IndexReport:
         notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
-        report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+        with writing(self.store_place, INDEX_HINT):  # a full disk: one message naming the store folder
+            report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
         if report.embedded or report.deleted or report.relabelled:  # unchanged: reuse the saved tables
             for view in VISIBILITIES:
                 self._alias_path(campaign, view).unlink(missing_ok=True)
@@ -209,8 +211,7 @@ class Pipeline:
             except (OSError, ValueError, KeyError):
                 pass  # rebuilt below
         table = AliasTable.from_chunks(self.store.chunks(collection, filters=Filters(view=view)))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"count": count, "names": table.names}, ensure_ascii=False), encoding="utf-8")
+        write_text(path, json.dumps({"count": count, "names": table.names}, ensure_ascii=False), INDEX_HINT)
         return table
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:
@@ -280,7 +281,13 @@ class Pipeline:
         if name not in self.store.collections():
             raise CampaignNotFoundError(f"Campaign '{campaign or self.config.campaign}' has no notes indexed yet.")
 
+    @property
+    def store_place(self) -> str:
+        """Where the store writes, for messages: its server, or its folder."""
+        return self.config.store.url or self.config.store_path
+
     def close(self) -> None:
         if self._owns_store and self._store is not None:
-            self._store.close()
-            self._store = None
+            store, self._store = self._store, None
+            with writing(self.store_place):  # an embedded store writes what it holds on close
+                store.close()

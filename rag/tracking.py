@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.config import Config, slug
+from rag.files import writing
 from rag.models import Answer
 
 
@@ -21,10 +22,11 @@ def record_run(config: Config, question: str, payload: dict[str, Any]) -> Path:
     while folder.exists():
         n += 1
         folder = base.with_name(f"{base.name}-{n}")
-    folder.mkdir(parents=True)
     files = {"config.json": config.snapshot(), "question.json": {"question": question}, **payload}
-    for name, data in files.items():
-        (folder / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    with writing(folder):
+        folder.mkdir(parents=True)
+        for name, data in files.items():
+            (folder / name).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
     return folder
 
 

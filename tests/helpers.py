@@ -7,12 +7,17 @@ never imported by another as a library of helpers).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from app import state as app_state
 from rag.config import load_config
+from rag.models import Filters
+from rag.stores import get_store
 
 # The dev sets (shared/data/README.md) sit beside a checkout, here and in CI.
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -34,7 +39,8 @@ SMALL_CAMPAIGN = {
 }
 
 
-APP = str(Path(__file__).resolve().parent.parent / "streamlit_app.py")
+TESTS = Path(__file__).resolve().parent
+APP = str(TESTS.parent / "streamlit_app.py")
 TIMEOUT = 60
 
 VAULT = {
@@ -86,3 +92,44 @@ def texts(elements) -> str:
 
 def plotly(at: AppTest, index: int) -> dict:
     return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+# -- the CLI and the app in a child process (to kill it, or starve it of disk) ---------------------------
+
+
+def child_env(data: Path, **settings: str) -> dict[str, str]:
+    """No CHRONICLER_ variable of this process; the fake embedder, local.yaml beside ``data``, ``settings``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHRONICLER_")}
+    env.update(CHRONICLER_EMBEDDING__BACKEND="fake", CHRONICLER_LOCAL_CONFIG=str(data.parent / "local.yaml"))
+    return env | settings
+
+
+def child(script: str, args: list[str], env: dict[str, str], file_limit: int | None = None) -> subprocess.Popen:
+    """``python tests/<script> args…``; with ``file_limit`` no file may grow past that many bytes (file_limit.py)."""
+    limit = [str(TESTS / "file_limit.py"), str(file_limit)] if file_limit is not None else []
+    command = [sys.executable, *limit, str(TESTS / script), *args]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def index_cli(data: Path, notes: Path, campaign: str, *settings: str, file_limit: int | None = None):
+    """``python -m rag index`` with the fake embedder (fake_cli.py) into the data folder ``data``."""
+    args = ["index", "--notes", str(notes), "--campaign", campaign, "--data", str(data)]
+    return child("fake_cli.py", args + [a for s in settings for a in ("--set", s)], child_env(data), file_limit)
+
+
+def ingest_page(data: Path, notes: Path, campaign: str, file_limit: int | None = None, **settings: str):
+    """The Ingest page in a child process (ingest_app.py), uploading the notes of ``notes`` into ``campaign``."""
+    place = {"DATA_DIR": data, "NOTES_DIR": data.parent / "no-demo", "SECRETS_FILE": data.parent / "secrets.toml"}
+    env = child_env(data, CHRONICLER_CAMPAIGN=campaign, **{f"CHRONICLER_{k}": str(v) for k, v in place.items()})
+    return child("ingest_app.py", [str(notes)], env | settings, file_limit)
+
+
+def stored(data: Path, campaign: str) -> tuple[int, dict[str, str]]:
+    """(passages, id → stored hash) of a campaign in the data folder ``data``, every passage (the GM view)."""
+    config = load_config(overrides={"data_dir": str(data), "embedding.backend": "fake"})
+    store = get_store(config)
+    try:
+        collection = config.collection(campaign)
+        return store.count(collection, Filters(view="gm")), store.stored_hashes(collection)
+    finally:
+        store.close()

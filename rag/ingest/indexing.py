@@ -22,6 +22,7 @@ import numpy as np
 
 from rag.config import Config
 from rag.embedders import Embedder
+from rag.files import check_space
 from rag.ingest import shipped_vectors
 from rag.ingest.chunking import chunk_note
 from rag.ingest.notes import Skipped, load_notes
@@ -134,6 +135,10 @@ def sync_campaign(
     report = IndexReport(campaign=campaign, collection=collection, files=len(notes), chunks=len(chunks))
     report.skipped = skipped
 
+    folder = None if config.store.url else config.store_path  # a full disk under the store ends it with SIGBUS
+    new = collection not in store.collections()
+    if new:
+        check_space(folder, len(chunks), embedder.dim, new_collection=True)
     store.ensure_collection(collection, embedder.dim)
     existing = store.stored_hashes(collection)
     wanted = {c.id: stored_hash(c, embedder) for c in chunks}
@@ -141,6 +146,8 @@ def sync_campaign(
     redo = {c.id for c in todo}
     rewrite = [c for c in chunks if c.id in existing and existing[c.id] != wanted[c.id] and c.id not in redo]
     stale = [pid for pid in existing if pid not in wanted]
+    if not new:
+        check_space(folder, len(todo) + len(rewrite), embedder.dim, new_collection=False)
     reused = _reuse_moved(store, collection, todo, existing, wanted, embedder)
     reused |= _use_shipped(store, collection, [c for c in todo if c.id not in reused], wanted, embedder, notes_dir)
     # Similar lengths in a batch mean little padding: the model's own encode() sorts by length over

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from rag.config import Config
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, disk_full, is_disk_full
+from rag.files import write_text
 
 MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
 MAX_TOTAL_MB = 200  # unpacked; notes and a few PDF handouts, so more than this is almost surely not a vault
@@ -145,8 +146,11 @@ def save_uploads(
         kinds = ", ".join(sorted({e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}))
         raise UploadError(f"None of the uploaded files are notes ({kinds}). Nothing was saved.")
     limit = max_total_mb * 1024 * 1024
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".upload-", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".upload-", dir=dest.parent))
+    except OSError as err:
+        raise _not_saved(err, dest) from None
     try:
         written = 0
         archives: dict[int, zipfile.ZipFile] = {}
@@ -174,10 +178,16 @@ def save_uploads(
             target.parent.mkdir(parents=True, exist_ok=True)
             staging.joinpath(*path.parts).replace(target)
     except (zipfile.BadZipFile, OSError) as err:
-        raise UploadError(f"Could not save the upload: {err}. Nothing was indexed.") from None
+        raise _not_saved(err, dest) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored)
+
+
+def _not_saved(err: Exception, dest: Path) -> ChroniclerError:
+    if is_disk_full(err):
+        return disk_full(f"the upload into {dest}", "Free some space and upload again; nothing was indexed.")
+    return UploadError(f"Could not save the upload: {err}. Nothing was indexed.")
 
 
 # -- where a campaign's notes live, so Settings can offer "re-index now" --------------------------------
@@ -194,8 +204,7 @@ def remember_source(config: Config, campaign: str, folder: Path) -> None:
     except (OSError, ValueError):
         data = {}
     data[campaign] = str(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2, sort_keys=True))  # whole or not at all: a full disk keeps the old
 
 
 def forget_source(config: Config, campaign: str) -> None:
@@ -205,7 +214,7 @@ def forget_source(config: Config, campaign: str) -> None:
     except (OSError, ValueError):
         return
     if data.pop(campaign, None) is not None:
-        path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+        write_text(path, json.dumps(data, indent=2, sort_keys=True))
 
 
 def known_campaigns(config: Config) -> list[str]:

@@ -43,7 +43,7 @@ import portalocker
 import qdrant_edge as qe
 
 from rag.config import Config
-from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
+from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError, disk_full, is_disk_full
 from rag.models import Chunk, Filters
 from rag.stores import ScoredChunks, Store, check_batch, filter_conditions
 
@@ -131,6 +131,8 @@ class EdgeStore(Store):
             except Exception as err:  # the bindings raise a bare Exception
                 if "WouldBlock" in str(err):
                     raise StoreLockedError(f"The collection folder {self._folder(name)} is in use.") from None
+                if is_disk_full(err):  # opening replays the write-ahead log into the folder
+                    raise disk_full(self._folder(name)) from None
                 raise StoreError(f"Cannot open the collection folder {self._folder(name)}: {err}") from None
             self._shards[name] = shard
         return shard
