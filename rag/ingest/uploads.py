@@ -11,12 +11,14 @@ extracting into a staging folder; the campaign's folder is touched only after ev
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
 import shutil
 import stat
 import tempfile
+import time
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
 MAX_TOTAL_MB = 200  # unpacked; notes and a few PDF handouts, so more than this is almost surely not a vault
 IGNORED_DIRS = {"__MACOSX"}  # plus every hidden folder: .obsidian, .trash, .git
 SOURCES_FILE = "campaign_sources.json"
+STAGING, STALE_STAGING = ".upload-", 3600  # a staging folder this many seconds old was cut off (the app killed)
 
 
 class UploadError(ChroniclerError):
@@ -146,9 +149,10 @@ def save_uploads(
         kinds = ", ".join(sorted({e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}))
         raise UploadError(f"None of the uploaded files are notes ({kinds}). Nothing was saved.")
     limit = max_total_mb * 1024 * 1024
+    _drop_stale_staging(dest.parent)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".upload-", dir=dest.parent))
+        staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=dest.parent))
     except OSError as err:
         raise _not_saved(err, dest) from None
     try:
@@ -182,6 +186,14 @@ def save_uploads(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored)
+
+
+def _drop_stale_staging(folder: Path) -> None:
+    """An upload killed while saving leaves its staging folder (never a half-saved note): a later one removes it."""
+    for old in folder.glob(STAGING + "*"):
+        with contextlib.suppress(OSError):  # another session's upload may clear it first
+            if time.time() - old.stat().st_mtime > STALE_STAGING:
+                shutil.rmtree(old)
 
 
 def _not_saved(err: Exception, dest: Path) -> ChroniclerError:
