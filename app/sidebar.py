@@ -104,8 +104,8 @@ def _campaign_selector(config: Config) -> str:
         if pending not in created:
             created.append(pending)
         st.session_state[state.CAMPAIGN] = pending
-    counts = state.campaign_options(config, indexed, created)
-    options = list(counts)
+    is_indexed = state.campaign_options(config, indexed, created)
+    options = list(is_indexed)
     if st.session_state.get(state.CAMPAIGN) not in options:
         st.session_state[state.CAMPAIGN] = config.campaign if config.campaign in options else options[0]
 
@@ -118,7 +118,8 @@ def _campaign_selector(config: Config) -> str:
     )
     # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
     # selectbox's old label when only the label text changes (seen after an index run).
-    said = f"{counts[campaign]} passages" if counts.get(campaign) else "No notes yet"
+    count = state.passage_count(config, campaign) if is_indexed.get(campaign) else 0
+    said = f"{count} passages" if count else "No notes yet"
     if slug(campaign) != campaign:  # the command line knows it by its stored name
         said += f" · in the command line: `{slug(campaign)}`"
     st.caption(said)
