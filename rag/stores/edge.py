@@ -20,11 +20,8 @@ Writes are durable once ``update`` returns: the shard's WAL replays them after a
 SIGKILL), so segments are flushed only on close; a flush per 128-chunk batch made indexing ~3x slower.
 
 No HNSW by default: edge builds it only on ``optimize()`` (~4 s for 10k 384-d points), while an exact scan of
-10k takes ~2 ms; so ``optimize`` runs only past ``OPTIMIZE_ABOVE`` points.
-
-Missing collections behave as in ``rag.stores.qdrant``: empty counts, hashes and chunks; searches and
-``upsert`` raise ``CampaignNotFoundError``.
-"""
+10k takes ~2 ms; so ``optimize`` runs only past ``OPTIMIZE_ABOVE`` points. Missing collections behave as in
+``rag.stores.qdrant``: empty counts, hashes and chunks; searches and ``upsert`` raise ``CampaignNotFoundError``."""
 
 from __future__ import annotations
 
