@@ -212,11 +212,12 @@ st.caption(
     "Search options in the sidebar apply."
 )
 
-if store_error is not None:
+if store_error is not None:  # the conversation so far stays readable; asking waits for the store
     st.error(store_error.one_line())
     st.page_link("pages/settings.py", label="Check the store settings", icon=":material/settings:")
-    st.stop()
-if not has_notes:
+    if not turns:
+        st.stop()
+elif not has_notes:
     st.info(
         f"**No notes in '{campaign}' yet.** Add your notes on the Ingest page: upload Markdown files or a "
         "zipped Obsidian vault, then come back and ask.",

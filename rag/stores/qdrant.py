@@ -115,7 +115,7 @@ class QdrantStore(Store):
             with self._mutex:
                 yield
         except ResponseHandlingException as err:
-            reason = str(err.source) or type(err.source).__name__
+            reason = str(err.source).rstrip(".") or type(err.source).__name__
             raise StoreError(f"Cannot reach {self._where}: {reason}.") from None
         except UnexpectedResponse as err:
             detail = err.content.decode("utf-8", "replace")[:200].strip()
