@@ -224,3 +224,15 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         "Orvex Ocrammas: an anthropologist hired by Shadowmantle to visit Mezro. [Session 29 · Part 1]\n\n"
     )
     assert "\n\n" not in "".join(gen.generate("Who is Acererak?", said[1:]))
+
+
+def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
+    """"How much did it cost…" wants "15g", not the "2" of "2 dwarves want their mine back"."""
+    hits = [
+        hit("The party meets 2 dwarves looking to take back their mine from a dragon.", 1, 3, 1),
+        hit("A dragon turtle stops the ship in the bay; they pay 15g to pass by.", 1, 2, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = "".join(gen.generate("How much did it cost to get past the dragon turtle?", hits))
+    assert text.startswith("15g. [Session 1 · Part 2]\n\n")
+    assert read_question("How many dwarves were there?").kind == "amount"  # a count may be a bare number

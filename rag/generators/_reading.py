@@ -47,6 +47,8 @@ _AMOUNT = re.compile(
     r"(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
     re.I,
 )
+_MONEY = re.compile(r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b", re.I)
+_ASKS_MONEY = re.compile(r"\b(cost|costs|pay|paid|price|fee|charge[sd]?|spen[dt]|worth|gold|coins?)\b", re.I)
 _YEAR = re.compile(r"\b\d{4}\b")
 _COLOURS = re.compile(
     r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|crimson|"
@@ -98,13 +100,13 @@ _STARTERS = frozenset(
         "upon",
     ]
 )
-DETAIL_KINDS = {"amount": "an amount", "year": "a year", "colour": "a colour", "name": "a name"}
+DETAIL_KINDS = {"amount": "an amount", "money": "an amount", "year": "a year", "colour": "a colour", "name": "a name"}
 
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``kind`` (session, identity, amount, year, colour, name, person, place, thing
-    or open), the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
+    """What a question asks for: ``kind`` (session, identity, amount, money, year, colour, name, person, place,
+    thing or open), the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
 
     kind: str
     focus: str
@@ -113,6 +115,8 @@ class Asked:
 
 def read_question(question: str) -> Asked:
     kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
+    if kind == "amount" and _ASKS_MONEY.search(question):
+        kind = "money"
     m = _FOCUS.search(question)
     focus = m.group(1).strip("'\"’” ") if m else ""
     if not focus or focus[0].isupper() or focus.split()[0].casefold() in STOPWORDS:  # "What did Clarota do"
@@ -194,6 +198,9 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "amount":
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None
+    if asked.kind == "money":  # a price is an amount of coin: "15g", not the "2" of "2 dwarves"
+        m = _MONEY.search(sentence)
+        return m.group(0).strip() if m else None
     if asked.kind == "year":
         m = _YEAR.search(sentence)
         return m.group(0) if m else None
@@ -245,7 +252,7 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
         if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
-    if asked.kind == "amount":
+    if asked.kind in ("amount", "money"):
         return (
             None if re.search(rf"{_NUMBER}|\b(gold|gp|platinum|silver|copper|coins?|free)\b", sentence, re.I) else label
         )
