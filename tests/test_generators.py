@@ -224,6 +224,8 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         "Orvex Ocrammas: an anthropologist hired by Shadowmantle to visit Mezro. [Session 29 · Part 1]\n\n"
     )
     assert "\n\n" not in "".join(gen.generate("Who is Acererak?", said[1:]))
+    sent = [hit("The party was sent down by the arcanist Allura Vysoren to find Kima.", 5, 1, 1)]
+    assert "".join(gen.generate("Who is Allura Vysoren?", sent)).startswith("Allura Vysoren: the arcanist. ")
 
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():

@@ -145,9 +145,14 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     for key in keys:
         k = re.escape(key)
         after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
-        before = re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?){k}\b", sentence, re.I) or re.search(
-            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
-        )  # "a half Ork cleric X", "his Huntmaster, X"
+        # "a half Ork cleric X", "his Huntmaster, X", "the arcanist X"
+        before = (
+            re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?){k}\b", sentence, re.I)
+            or re.search(
+                rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
+            )
+            or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
+        )
         if before and any(w.casefold() in STOPWORDS for w in before.group(1).split()[1:]):
             before = None  # "a pact with Acererak", "a drink with Soggy": not what X is
         found = (after and after.group(1)) or (before and before.group(1))
