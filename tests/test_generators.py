@@ -229,7 +229,7 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
 
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
-    """"How much did it cost…" wants "15g", not the "2" of "2 dwarves want their mine back"."""
+    """ "How much did it cost…" wants "15g", not the "2" of "2 dwarves want their mine back"."""
     hits = [
         hit("The party meets 2 dwarves looking to take back their mine from a dragon.", 1, 3, 1),
         hit("A dragon turtle stops the ship in the bay; they pay 15g to pass by.", 1, 2, 2),
