@@ -44,12 +44,15 @@ def writing(path: str | Path, hint: str = "") -> Iterator[None]:
         raise disk_full(path, hint) from None
 
 
-def write_text(path: Path, text: str, hint: str = "") -> None:
+def write_text(path: Path, text: str, hint: str = "", mode: int = 0o644) -> None:
+    """``path`` replaced whole by ``text``, or left as it was; ``mode`` is set before any byte is written
+    (0o600 for a file of secrets)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")  # one per writer
     with writing(path, hint):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(text, encoding="utf-8")
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "w", encoding="utf-8") as f:
+                f.write(text)
             tmp.replace(path)
         finally:
             tmp.unlink(missing_ok=True)

@@ -57,6 +57,16 @@ VAULT = {
 }
 
 
+# What several players ask of VAULT at once (test_concurrency.py, test_concurrency_browser.py); the last is unanswerable.
+CONCURRENT_QUESTIONS = [
+    "Which bear did Vex tame?",
+    "What did Nostoc offer?",
+    "Who smashed the duergar patrol?",
+    "Where did the party meet Grog?",
+    "What colour is the cook's favourite hat?",
+]
+
+
 def write_notes(folder: Path, notes: dict[str, str]) -> Path:
     for name, text in notes.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)

@@ -10,15 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from rag.config import load_config
 from rag.measure.stats import p50_p95
 from rag.pipeline import Pipeline
+from tests.helpers import CONCURRENT_QUESTIONS as QUESTIONS
 from tests.helpers import SMALL_CAMPAIGN, VAULT, write_notes
 
-QUESTIONS = [
-    "Which bear did Vex tame?",
-    "What did Nostoc offer?",
-    "Who smashed the duergar patrol?",
-    "Where did the party meet Grog?",
-    "What colour is the cook's favourite hat?",
-]
 SESSIONS = 20
 
 

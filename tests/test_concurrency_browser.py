@@ -18,17 +18,11 @@ import pytest
 
 from rag.measure.stats import p50_p95
 from tests.browser import ARGS, CHROMIUM, serve
+from tests.helpers import CONCURRENT_QUESTIONS as QUESTIONS
 from tests.helpers import VAULT, write_notes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-QUESTIONS = [
-    "Which bear did Vex tame?",
-    "What did Nostoc offer?",
-    "Who smashed the duergar patrol?",
-    "Where did the party meet Grog?",
-    "What colour is the cook's favourite hat?",
-]
 TABS = 20
 WAIT = 240_000  # ms: 20 sessions share 2 cores and one model
 SCENES = ["Road", "Market", "Mine", "Temple", "Camp", "Harbour"]

@@ -9,9 +9,7 @@ import pytest
 
 from rag.cli import main
 from rag.config import load_config
-from rag.models import Filters
-from rag.stores import get_store
-from tests.helpers import indexed, start, texts, write_notes
+from tests.helpers import indexed, start, stored, texts, write_notes
 from tests.qdrant_server import QdrantServer
 
 QUESTION = "Which bear did Vex tame in the Underdark?"
@@ -74,22 +72,13 @@ def many_notes(folder):
     return write_notes(folder, notes)
 
 
-def stored(config, campaign: str) -> tuple[int, dict[str, str]]:
-    store = get_store(config)
-    try:
-        collection = config.collection(campaign)
-        return store.count(collection, Filters(view="gm")), store.stored_hashes(collection)
-    finally:
-        store.close()
-
-
 def test_the_cli_index_when_the_server_dies_mid_run_then_the_next_run_completes(tmp_path, server, capsys):
     args = ["index", "--notes", str(many_notes(tmp_path / "notes")), "--campaign", "salt"]
     args += ["--data", str(tmp_path / "data"), "--set", "embedding.backend=fake"]
     config = load_config(overrides={"data_dir": str(tmp_path / "data"), "embedding.backend": "fake"})
     before = server.requests
     assert main(args) == 0  # a clean index, to compare with
-    clean, routes = stored(config, "salt"), server.answered[before:]
+    clean, routes = stored(tmp_path / "data", "salt"), server.answered[before:]
     writes = [i for i, route in enumerate(routes) if route == "upsert"]
     assert len(writes) >= 4
     server.engine.db.delete_collection(config.collection("salt"))
@@ -101,12 +90,9 @@ def test_the_cli_index_when_the_server_dies_mid_run_then_the_next_run_completes(
     said = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(said) == 1 and said[0].startswith("error: Cannot reach the Qdrant server at"), err
     assert "Traceback" not in err and not said[0].endswith("..")
-    assert 0 < stored_count(server, config) < clean[0]  # it died with part of the campaign written
+    written = server.engine.db.count(config.collection("salt"), exact=True).count
+    assert 0 < written < clean[0]  # it died with part of the campaign written
 
     server.dies_after = None
     assert main(args) == 0
-    assert stored(config, "salt") == clean  # the same ids and hashes as a clean index: none lost, none twice
-
-
-def stored_count(server, config) -> int:
-    return server.engine.db.count(config.collection("salt"), exact=True).count
+    assert stored(tmp_path / "data", "salt") == clean  # the same ids and hashes as a clean index: none lost, none twice

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from rag.config.schema import CONFIG_DIR, ENV_PREFIX, GM_PASSPHRASE_ENV, LOCAL_CONFIG_ENV, SECRETS_FILE_ENV, Config
 from rag.config.secret_keys import read_keys, write_keys
 from rag.errors import ConfigError
+from rag.files import write_text
 
 
 def local_config_path() -> Path:
@@ -135,8 +136,5 @@ def save_local(changes: dict[str, Any]) -> Config:
     config = validate(deep_merge(deep_merge(base, merged), saved))
     if keys:
         write_keys(keys)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".yaml.tmp")
-    tmp.write_text(yaml.safe_dump(merged, sort_keys=False), encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, yaml.safe_dump(merged, sort_keys=False))
     return config

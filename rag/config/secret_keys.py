@@ -17,6 +17,7 @@ from typing import Any
 
 from rag.config.schema import PROJECT_ROOT, SECRETS_FILE_ENV
 from rag.errors import ConfigError
+from rag.files import write_text
 
 SECTIONS = ("embedding", "store", "answer")  # the config sections that have an ``api_key``
 BEGIN, END = "# --- API keys saved by Chronicler's Settings page ---", "# --- end of Chronicler's API keys ---"
@@ -59,8 +60,4 @@ def write_keys(keys: dict[str, str | None], path: Path | None = None) -> None:
     block = "".join(f"\n[chronicler.{s}]\napi_key = {json.dumps(v)}\n" for s, v in sorted(current.items()))
     if block:
         text = (text.rstrip("\n") + "\n\n" if text.strip() else "") + f"{BEGIN}{block}{END}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.chmod(tmp, 0o600)  # readable by its owner only, like any file of secrets
-    tmp.replace(path)
+    write_text(path, text, mode=0o600)  # readable by its owner only, like any file of secrets

@@ -41,13 +41,14 @@ _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…"
     re.I,
 )
 _NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
+_COINS = r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b"  # "15g", "50,000 gold"
 _AMOUNT = re.compile(
-    r"(?:\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b|\b\d[\d,.]*\b|"
+    rf"(?:{_COINS}|\b\d[\d,.]*\b|"
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a hundred|a thousand|a dozen)\b"
     r"(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
     re.I,
 )
-_MONEY = re.compile(r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b", re.I)
+_MONEY = re.compile(_COINS, re.I)
 _ASKS_MONEY = re.compile(r"\b(cost|costs|pay|paid|price|fee|charge[sd]?|spen[dt]|worth|gold|coins?)\b", re.I)
 _YEAR = re.compile(r"\b\d{4}\b")
 _COLOURS = re.compile(

@@ -181,16 +181,16 @@ class ExtractiveGenerator(Generator):
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
         by_place = {(x.hit.chunk.id, x.order): x for x in self.scored(question, hits)}
+        taken = {(x.hit.chunk.id, x.order) for x in chosen}
         for i, s in enumerate(sorted(chosen, key=story_order)):
-            yield f"{'' if i == 0 else ' '}{self.quote(s, chosen, by_place)} {s.hit.chunk.label}"
+            yield f"{'' if i == 0 else ' '}{self.quote(s, taken, by_place)} {s.hit.chunk.label}"
 
     @staticmethod
-    def quote(s: Sentence, chosen: list[Sentence], by_place: dict[tuple[str, int], Sentence]) -> str:
+    def quote(s: Sentence, taken: set[tuple[str, int]], by_place: dict[tuple[str, int], Sentence]) -> str:
         """The sentence, and the one after it in its passage when that one is not quoted already: notes tell an
         event in a run of sentences, and the one that matches the question's words ("the red wizard, dead and
         covered in honey") is often followed by the one that answers it ("goblins used the honey to…")."""
         after = by_place.get((s.hit.chunk.id, s.order + 1))
-        taken = {(x.hit.chunk.id, x.order) for x in chosen}
         if after is None or (after.hit.chunk.id, after.order) in taken:
             return s.text.rstrip()
         return f"{s.text.rstrip()} {after.text.rstrip()}"
