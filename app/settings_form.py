@@ -64,6 +64,7 @@ def changes(section: str) -> dict:
             "retrieval.candidates": int(ss["s_candidates"]),
             "retrieval.score_threshold": ss["s_threshold"],
             "retrieval.alias_expansion": bool(ss["s_aliases"]),
+            "retrieval.spelling_variants": bool(ss["s_spellings"]),
             "retrieval.context_weight": _stage_weight(saved, "context_weight", bool(ss["s_context"])),
             "retrieval.first_mention_weight": _stage_weight(saved, "first_mention_weight", bool(ss["s_first_mention"])),
         }

@@ -189,23 +189,24 @@ question = st.chat_input("Ask about your campaign…", key="chat_question", disa
 question = question or st.session_state.pop(story.ASK, None)  # "Ask about X" from People & places
 asking = bool(has_notes and question and question.strip())
 
-head, recap_button, button = st.columns([3, 1, 1], vertical_alignment="bottom")
-head.title(":material/forum: Ask the chronicle")
-recapping = recap_button.button(
+st.title(":material/forum: Ask the chronicle")
+# The buttons sit in a row of their own at their labels' width: beside the title they were cut at 1280 px.
+actions = st.container(horizontal=True)
+recapping = actions.button(
     "Recap last session",
     icon=":material/history:",
     key="recap_last",
     disabled=not has_notes or asking,
-    width="stretch",
+    width="content",
     help="A 'previously on…' of the last session, each line from your notes, cited.",
 )
-button.button(
+actions.button(
     "New conversation",
     icon=":material/add_comment:",
     on_click=new_conversation,
     key="new_conversation",
     disabled=not (turns or asking or recapping),
-    width="stretch",
+    width="content",
 )
 st.caption(
     f"Answers about **{campaign}** come only from your notes, with the passage behind every claim. "

@@ -202,6 +202,13 @@ with advanced, st.container(border=True):
         "[[Page|other name]] links in your notes. Affects the exact-word (keyword) search.",
     )
     st.toggle(
+        "Also try the notes' other spellings of names",
+        key=_init("s_spellings", config.retrieval.spelling_variants),
+        help="A name your notes spell two ways ('Ellias' and 'Elias') is found either way: the exact-word "
+        "search also looks for names in your notes one letter away from a name in the question. Measured to "
+        "find more answers on a real vault (docs/EVALUATION.md).",
+    )
+    st.toggle(
         "Also match words in the passages around each one",
         key=_init("s_context", config.retrieval.context_weight > 0),
         help='A passage is also searched together with the passages just before and after it, so "she '

@@ -155,7 +155,12 @@ class Pipeline:
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
         expander = self._optional("Question expansion", lambda: self.expander, notices)
         r = self.config.retrieval
-        needs_names = r.alias_expansion or r.query_expansion or (r.subject_page_first and r.mode == "hybrid")
+        needs_names = (
+            r.alias_expansion
+            or r.query_expansion
+            or (r.spelling_variants and r.mode != "dense")
+            or (r.subject_page_first and r.mode == "hybrid")
+        )
         aliases = self.aliases(campaign) if needs_names else None  # built from this view's passages only
         embedder = self.embedder_for(self.config.retrieval.mode)
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
@@ -207,11 +212,12 @@ class Pipeline:
             try:
                 saved = json.loads(path.read_text(encoding="utf-8"))
                 if saved.get("count") == count:
-                    return AliasTable.from_names(saved["names"])
+                    return AliasTable.from_names(saved["names"], saved["spellings"])
             except (OSError, ValueError, KeyError):
                 pass  # rebuilt below
         table = AliasTable.from_chunks(self.store.chunks(collection, filters=Filters(view=view)))
-        write_text(path, json.dumps({"count": count, "names": table.names}, ensure_ascii=False), INDEX_HINT)
+        saved = {"count": count, "names": table.names, "spellings": table.spellings.names}
+        write_text(path, json.dumps(saved, ensure_ascii=False), INDEX_HINT)
         return table
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:

@@ -109,6 +109,7 @@ class RetrievalConfig(Section):
     context_weight: float = Field(1.0, ge=0)  # hybrid: keyword search over each passage with its neighbours
     first_mention_weight: float = Field(4.0, ge=0)  # hybrid: "when did we first meet X" → X's earliest passages
     score_threshold: float | None = None
+    spelling_variants: bool = True  # keyword search also tries the notes' other spellings of a name ("Elias")
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
     expander: ExpanderName = "vault"  # vault: the notes' other names (+ the LLM's phrasings if configured); llm

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rag.models import Chunk
+from rag.search.spelling import Spellings, name_counts
 
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
 MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
@@ -23,14 +24,16 @@ def _key(name: str) -> str:
 
 @dataclass
 class AliasTable:
-    """entity → every name the notes use for it (the page name first)."""
+    """entity → every name the notes use for it (the page name first), and the notes' spellings of names."""
 
     names: dict[str, list[str]] = field(default_factory=dict)
+    spellings: Spellings = field(default_factory=lambda: Spellings({}))
     _pattern: re.Pattern | None = field(default=None, repr=False)
     _owner: dict[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_chunks(cls, chunks: Iterable[Chunk]) -> AliasTable:
+        chunks = list(chunks)
         counts: dict[str, dict[str, int]] = {}
         for chunk in chunks:
             for entity in chunk.entities:
@@ -38,7 +41,7 @@ class AliasTable:
             for shown, entity in chunk.aliases:
                 per = counts.setdefault(entity, {entity: 0})
                 per[shown] = per.get(shown, 0) + 1
-        table = cls()
+        table = cls(spellings=Spellings(name_counts(chunk.text for chunk in chunks)))
         for entity, shown in counts.items():
             seen, ordered = {_key(entity)}, [entity]
             for name, _ in sorted(shown.items(), key=lambda kv: -kv[1]):
@@ -51,8 +54,8 @@ class AliasTable:
         return table
 
     @classmethod
-    def from_names(cls, names: dict[str, list[str]]) -> AliasTable:
-        table = cls(names={k: list(v) for k, v in names.items()})
+    def from_names(cls, names: dict[str, list[str]], spellings: dict[str, int] | None = None) -> AliasTable:
+        table = cls(names={k: list(v) for k, v in names.items()}, spellings=Spellings(spellings or {}))
         table._compile()
         return table
 

@@ -150,10 +150,13 @@ class Retriever:
     def _stage_queries(self, query: str, mode: str) -> dict[str, str]:
         """stage → the text it searches: keyword search also gets the aliases of names in the query."""
         stages = {"dense": query, "keyword": query}
+        other_names = []
         if self.config.retrieval.alias_expansion and self.aliases:
-            other_names = self.aliases.expand(query)
-            if other_names:
-                stages["keyword"] = f"{query} {' '.join(other_names)}"
+            other_names += self.aliases.expand(query)
+        if self.config.retrieval.spelling_variants and self.aliases is not None:  # "Ellias" also finds "Elias"
+            other_names += self.aliases.spellings.variants(query)
+        if other_names:
+            stages["keyword"] = f"{query} {' '.join(other_names)}"
         stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
         if mode == "hybrid" and self.config.retrieval.context_weight > 0:
             stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours

@@ -1,0 +1,50 @@
+"""Names spelt two ways in the notes ("Ellias" / "Elias"): keyword search finds both, ordinary words stay apart."""
+
+import pytest
+
+from rag.search.spelling import Spellings, name_counts, one_letter_away
+from tests.test_retrieval import indexed
+
+ELIAS = {
+    "Session 16.md": "# Session Start\n## Camp\n- Valindra casts a spell of pain on Ellias, who collapses in the mud "
+    "while Rodvan shouts for help.\n",
+    "Session 17.md": "# Session Start\n## The Deal\n- Ash talks to Valindra about healing Elias. She accepts, but he "
+    "needs to resign from the Red Wizards and give a written apology.\n",
+    "Session 18.md": "# Session Start\n## Road\n- The party walks to the river and counts the blood on the road, "
+    "which looks like a bloom of red flowers.\n",
+}
+
+
+def test_the_notes_names_are_the_words_they_capitalise():
+    counts = name_counts(ELIAS.values())
+    assert (
+        counts["ellias"] == 1 and counts["elias"] == 1 and counts["valindra"] == 1
+    )  # not counted as the first word of a bullet
+    assert "session" not in counts and "spell" not in counts and "healing" not in counts
+    assert "the" not in counts  # a sentence's first word is capitalised whatever it is
+
+
+def test_variants_are_other_spellings_of_names_one_letter_away():
+    table = Spellings({"elias": 6, "ellias": 5, "knights": 3, "knight": 9, "princes": 2, "bloom": 2, "valindra": 9})
+    assert table.variants("What did Valindra demand of Ellias?") == ["Elias"]
+    assert table.variants("what did valindra demand of elias?") == ["Ellias"]  # lower case: the notes' names
+    assert table.variants("Which Knight came?") == []  # a plural is not a misspelling (keyword search folds it)
+    assert table.variants("What did the Princess say about the Blood?") == []  # different words, apart at the end
+    assert table.variants("What did Ellias and Elias do?") == []  # both already asked
+    assert "elias" in one_letter_away("ellias") and "ellias" in one_letter_away("elias")
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_a_question_spelling_a_name_one_way_finds_the_passage_spelling_it_the_other(tmp_path, engine):
+    pipeline = indexed(tmp_path, engine, ELIAS, "e")
+    try:
+        question = "What was asked of Ellias?"
+        found = pipeline.with_settings({"retrieval.mode": "keyword"}).search(question)
+        assert found.variants["keyword"] == f"{question} Elias"
+        assert any("resign" in h.chunk.text for h in found.hits)
+        plain = pipeline.with_settings({"retrieval.mode": "keyword", "retrieval.spelling_variants": False})
+        off = plain.search(question)
+        assert off.variants["keyword"] == question
+        assert not any("resign" in h.chunk.text for h in off.hits)
+    finally:
+        pipeline.close()
