@@ -71,3 +71,29 @@ def test_who_is_x_gets_xs_own_page_first_named_by_its_file(vault):
 def test_keyword_mode_is_left_alone(vault):
     result = vault.with_settings({"retrieval.mode": "keyword"}).search(TOLL)
     assert all("links" not in h.scores and "fused" not in h.scores for h in result.candidates)
+
+
+AVANTIKA = {
+    "Session 36.md": "# Session Start\n## Interrogation\n- Avantika, Avantika, Avantika: the crew only ever talks of "
+    "Avantika and her orb.\n",
+    "Session 37.md": "# Session Start\n## The Cabin\n- The party drinks on deck and Fjord sleeps badly.\n"
+    "- Avantika is the chosen of the great leviathan and intends to free him from the sea floor.\n",
+    "Session 38.md": "# Session Start\n## The Temple\n- Avantika is knocked out by the gas. Avantika wakes up "
+    "and Avantika swims to shore.\n",
+}
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_who_is_x_without_a_page_gets_the_passage_saying_what_x_is_first(tmp_path, engine):
+    """No page for Avantika: the passage whose sentence starts by saying what she is comes first, not the ones
+    that only name her more often ("is knocked out" says what happened to her, not what she is)."""
+    notes = indexed(tmp_path, engine, AVANTIKA, "a")
+    try:
+        plain = notes.with_settings({"retrieval.subject_page_first": False}).search("Who is Avantika?")
+        assert "chosen of the great leviathan" not in plain.hits[0].chunk.text  # mentions win on words alone
+        top = notes.search("Who is Avantika?").hits[0]
+        assert "chosen of the great leviathan" in top.chunk.text and top.chunk.source == "Session 37.md"
+        asked_otherwise = notes.search("What did Avantika do in the temple?").hits[0]  # not "Who is"
+        assert asked_otherwise.chunk.source == "Session 38.md"
+    finally:
+        notes.close()

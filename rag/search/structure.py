@@ -6,7 +6,8 @@ short and starts with its subject's name, so it matches almost any question that
 the session passages out of the top k. Three rules, each a setting, measured in docs/EVALUATION.md:
 
 - a question about what happened counts page passages for less (``retrieval.reference_weight``);
-- "Who is X?" gets X's own page first (``retrieval.subject_page_first``);
+- "Who is X?" gets X's own page first (``retrieval.subject_page_first``), or, in notes without a page for X,
+  the passage whose sentence starts by saying what X is ("Avantika is the chosen of Uk'otoa…");
 - a page that matches lends its score to the session passages that ``[[link]]`` it
   (``retrieval.link_weight``): the notes' own links say where its subject acted, even when those passages share
   no word with the question ("the dragon turtle" → the Aremag page → the session where the party paid Aremag).
@@ -26,6 +27,10 @@ from rag.search.aliases import AliasTable
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
 _DEFINITION = re.compile(r"^\s*(?:who|what)(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I)
 MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about events
+
+# "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
+_DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
+DEFINITION_DEPTH = 20  # the best passages searched for one
 
 LinkSearch = Callable[[tuple[str, ...]], list[Chunk]]  # page names → session passages linking them
 
@@ -92,4 +97,15 @@ def subject_page(question: str, order: list[str], chunks: dict[str, Chunk], alia
             norm(n) in wanted or f" {norm(n)} " in said for n in page_names(chunk) if len(norm(n)) >= 3
         ):
             return cid
-    return None
+    return defining_passage(question, order[:DEFINITION_DEPTH], chunks)
+
+
+def defining_passage(question: str, order: list[str], chunks: dict[str, Chunk]) -> str | None:
+    """For "Who is X?" in notes without a page for X: the best-ranked passage with a sentence that starts by
+    saying what X is ("Avantika is the chosen of Uk'otoa…"), where the other passages only mention X."""
+    subjects = [n for n in names(question) if len(n) >= 3]
+    if not subjects:
+        return None
+    alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))
+    defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
+    return next((cid for cid in order if defines.search(chunks[cid].text)), None)
