@@ -77,8 +77,15 @@ def is_refusal(text: str) -> bool:
     return "notes don't say" in t or "notes do not say" in t
 
 
-def confidence(support: float | None, floor: float, hits: list[Hit], citations: list[Citation]) -> str:
-    """high / medium / low from retrieval strength, citation coverage and agreement.
+LEVELS = ("low", "medium", "high")
+
+
+def confidence(
+    support: float | None, floor: float, hits: list[Hit], citations: list[Citation], verdict: str | None = None
+) -> str:
+    """high / medium / low from retrieval strength, citation coverage and agreement, and, when the reranker
+    gives one, its verdict on the best passage: the two levels are averaged, rounded down, so "high" needs both
+    (an answer with an unchecked citation is never lifted by it).
 
     Strength is the generator's support score measured against the refusal floor when it has one
     (extractive), else the best meaning (cosine) score of the passages. Coverage is the share of
@@ -95,9 +102,13 @@ def confidence(support: float | None, floor: float, hits: list[Hit], citations: 
     else:
         dense = max((h.scores.get("dense", 0.0) for h in hits), default=0.0)
         strong, fair = dense >= 0.55, dense >= 0.35
-    if strong and coverage == 1.0 and agrees:
-        return "high"
-    return "medium" if fair and coverage >= 0.5 else "low"
+    level = "high" if strong and coverage == 1.0 and agrees else "medium" if fair and coverage >= 0.5 else "low"
+    if verdict not in LEVELS:
+        return level
+    both = (LEVELS.index(level) + LEVELS.index(verdict)) // 2
+    if coverage < 1.0:  # an unchecked citation: a sure search does not vouch for it
+        both = min(both, LEVELS.index(level))
+    return LEVELS[both]
 
 
 def needs_history(question: str) -> bool:
@@ -216,6 +227,7 @@ def respond(
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,
         "support": support,
+        "verdict": retrieval.verdict,  # the reranker's word on the best passage, part of the confidence
         "support_note": generator.support_note if support is not None else None,
         "refusal_floor": config.refusal_floor if support is not None else None,
         "timings": {
@@ -247,7 +259,7 @@ def respond(
         trace["timings"]["first_token"] = first
         trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
-        level = "low" if refused else confidence(support, config.refusal_floor, hits, citations)
+        level = "low" if refused else confidence(support, config.refusal_floor, hits, citations, retrieval.verdict)
         return Answer(question, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
     return AnswerStream(generator.generate(standalone, hits, history), finish, retrieval.notices)

@@ -230,3 +230,33 @@ def test_first_meeting_is_not_the_first_mention(tmp_path, engine):
         assert heard.text.startswith("First mentioned in Session 1. [Session 1 · Emon]")
     finally:
         p.close()
+
+
+def test_the_rerankers_verdict_moves_the_confidence_and_high_needs_both():
+    """The answerer's signals and the learned reranker's word on the best passage, averaged and rounded down:
+    one "low" never gives "high", a sure search lifts a fair answer no higher than "medium"."""
+    from rag.answering import Citation, confidence
+    from rag.rerankers.learned import LearnedReranker
+
+    chunk = Chunk("demo", "Session 1.md", 0, "Vex tames a bear named Trinket.", "Session 1", session=1)
+    hits = [Hit(chunk, 2.5, 1, {"rerank": 2.5})]
+    cited = [Citation("Session 1", chunk.id)]
+    strong, fair, weak = 0.32 + 0.3, 0.32 + 0.1, 0.32
+    assert confidence(strong, 0.32, hits, cited) == "high"  # no verdict: the answerer's own level
+    assert confidence(strong, 0.32, hits, cited, "high") == "high"
+    assert confidence(strong, 0.32, hits, cited, "medium") == "medium"
+    assert confidence(strong, 0.32, hits, cited, "low") == "medium"
+    assert confidence(fair, 0.32, hits, cited, "high") == "medium"
+    assert confidence(weak, 0.32, hits, cited, "high") == "medium"
+    assert confidence(weak, 0.32, hits, cited, "medium") == "low"
+    assert confidence(strong, 0.32, hits, [], "high") == "low"  # nothing cited: never above low
+    learned = LearnedReranker()
+    assert [learned.verdict(s) for s in (2.0, 1.5, 0.99)] == ["high", "medium", "low"]
+
+
+def test_the_answer_says_what_the_reranker_thought(pipeline):
+    on = pipeline.with_settings({"reranker.enabled": True, "reranker.backend": "learned"})
+    result = on.answer("Which bear did Vex tame?", "demo")
+    assert result.trace["verdict"] in {"high", "medium", "low"}
+    off = pipeline.with_settings({"reranker.enabled": False}).answer("Which bear did Vex tame?", "demo")
+    assert off.trace["verdict"] is None

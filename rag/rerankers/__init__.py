@@ -32,6 +32,11 @@ class Reranker(ABC):
         """Return one relevance score per hit, in the order given (best first-stage hit first). The hits are
         the question's candidates with their first-stage scores; a backend must not change them."""
 
+    def verdict(self, score: float) -> str | None:
+        """How likely a passage with this score is to answer the question ("high", "medium", "low"), for the
+        answer's confidence; None when the backend's scores have no fixed scale (the default)."""
+        return None
+
 
 def get_reranker(
     config: RerankConfig, embedder: Embedder | None = None, answer: AnswerConfig | None = None

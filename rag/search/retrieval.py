@@ -35,6 +35,7 @@ class Retrieval:
     variants: dict[str, str] = field(default_factory=dict)  # stage → the text it searched for the question
     queries: list[str] = field(default_factory=list)  # the question, then the expander's phrasings
     notices: list[str] = field(default_factory=list)  # optional stages skipped, with the fix (lenient pipelines)
+    verdict: str | None = None  # the reranker's word on the best passage ("high"/"medium"/"low"), if it gives one
 
 
 def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -127,7 +128,8 @@ class Retriever:
         if cfg.order == "session":  # read like the campaign unfolded; each hit keeps its rank for the charts
             kept.sort(key=story_order)
         timings["total"] = sum(timings.values())
-        return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries)
+        verdict = self.reranker.verdict(kept[0].score) if self.reranker is not None and kept else None
+        return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict)
 
     def _search(
         self, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
