@@ -41,3 +41,24 @@ def test_feedback_adds_the_words_that_set_the_best_passages_apart():
     added = phrasing.split("? ", 1)[1].split()
     assert added[:2] == ["ship", "cargo"] and "party" not in added and "the" not in added
     assert feedback("What contraband was the boat hauling?", found[:3]) == ""  # too little to tell apart
+
+
+def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
+    """The three best passages are about Ras Nsi, not about what saved Xandala: their common words may help,
+    his name would pull the whole search to him."""
+    from rag.expanders.vault import feedback
+    from rag.models import Hit
+
+    texts = [
+        "Xandala warns the cousins that Ras Nsi sent his undead army against Mezro.",
+        "In the dream Ras Nsi speaks of Mezro and the undead army he raised.",
+        "Morgan asks whether Ras Nsi still wants Mezro, and the undead army answers.",
+        *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
+    ]
+    found = [
+        Hit(Chunk(campaign="t", source=f"S{i}.md", position=0, text=t, name=f"S{i}"), 1.0 / (i + 1), i + 1)
+        for i, t in enumerate(texts)
+    ]
+    added = feedback("What saved Xandala when the undead ape nearly killed her?", found).split("? ", 1)[1].split()
+    assert "army" in added
+    assert not {"ras", "nsi", "mezro", "morgan", "xandala"} & set(added)

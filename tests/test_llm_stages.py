@@ -108,7 +108,7 @@ def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
     finally:
         p.close()
     weight = p.config.retrieval.expansion_weight
-    assert weight == 0.7  # the default
+    assert weight == 0.6  # the default
     for hit in merged.candidates:
         own, phrased = first.get(hit.chunk.id, 0.0), weight * alone.get(hit.chunk.id, 0.0)
         assert hit.score == pytest.approx(max(own, phrased))

@@ -114,7 +114,7 @@ class RetrievalConfig(Section):
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
     expander: ExpanderName = "vault"  # vault: the notes' other names (+ the LLM's phrasings if configured); llm
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
-    expansion_weight: float = Field(0.7, ge=0, le=1)  # the phrasings' scores count this much of the question's
+    expansion_weight: float = Field(0.6, ge=0, le=1)  # the phrasings' scores count this much of the question's
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions

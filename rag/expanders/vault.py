@@ -23,6 +23,7 @@ from rag.search.aliases import AliasTable
 
 FEEDBACK_PASSAGES = 3  # the question's best passages that words are taken from
 FEEDBACK_WORDS = 5
+NAME_SHARE = 0.5  # a word the best passages capitalise this often is a name, never a feedback word
 _WORDS = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -59,15 +60,21 @@ def create(config: Config) -> VaultExpander:
 
 def feedback(question: str, found: list[Hit]) -> str:
     """The question plus the words that set its best passages apart from the other candidates (pseudo-relevance
-    feedback): a question about "the boat" whose best passages say "ship" and "cargo" also searches those."""
+    feedback): a question about "the boat" whose best passages say "ship" and "cargo" also searches those.
+    Never names: when the best passages are about someone else ("What saved Xandala…" → three passages on Ras
+    Nsi), their names would pull the whole search to that person (docs/EVALUATION.md)."""
     if len(found) <= FEEDBACK_PASSAGES:
         return ""
     asked = {w.casefold() for w in _WORDS.findall(question)}
     seen = Counter(w for h in found for w in {w.casefold() for w in _WORDS.findall(h.chunk.text)})
+    best = [w for hit in found[:FEEDBACK_PASSAGES] for w in _WORDS.findall(hit.chunk.text)]
+    capitalised = Counter(w.casefold() for w in best if w[0].isupper())
+    written = Counter(w.casefold() for w in best)
     weight: Counter[str] = Counter()
     for hit in found[:FEEDBACK_PASSAGES]:
         for word, count in Counter(w.casefold() for w in _WORDS.findall(hit.chunk.text)).items():
-            if word not in asked and word not in STOPWORDS:
-                weight[word] += count * math.log(len(found) / seen[word])
+            if word in asked or word in STOPWORDS or capitalised[word] >= NAME_SHARE * written[word]:
+                continue  # a name the question did not ask about moves the search to someone else
+            weight[word] += count * math.log(len(found) / seen[word])
     words = [w for w, score in weight.most_common(FEEDBACK_WORDS) if score > 0]
     return f"{question} {' '.join(words)}" if words else ""
