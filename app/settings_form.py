@@ -221,9 +221,8 @@ def _test_answer_model(config: Config) -> None:
         cand = candidate(config, "answer")
         settings = cand.answer.model_copy(update={"max_retries": 0, "timeout": min(cand.answer.timeout, TEST_TIMEOUT)})
         with st.spinner("Asking the model…"):
-            reply = LLMClient(settings).complete(
-                [{"role": "user", "content": "Reply with the single word: ready"}], max_tokens=16
-            )
+            ping = [{"role": "user", "content": "Reply with the single word: ready"}]
+            reply = LLMClient(settings).complete(ping, max_tokens=16)
     except ChroniclerError as err:
         st.error(f"The answer model did not answer: {_redact(err.one_line(), typed, config.answer.api_key)}")
     except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show

@@ -7,10 +7,13 @@ entity's names also searches the others.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
 from rag.search.spelling import Spellings, name_counts
 
@@ -58,6 +61,21 @@ class AliasTable:
         table = cls(names={k: list(v) for k, v in names.items()}, spellings=Spellings(spellings or {}))
         table._compile()
         return table
+
+    @classmethod
+    def load(cls, path: Path, count: int) -> AliasTable | None:
+        """The table saved for a collection of ``count`` passages, or None (missing, stale or unreadable)."""
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if saved.get("count") == count:
+                return cls.from_names(saved["names"], saved["spellings"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return None
+
+    def save(self, path: Path, count: int) -> None:
+        saved = {"count": count, "names": self.names, "spellings": self.spellings.names}
+        write_text(path, json.dumps(saved, ensure_ascii=False), INDEX_HINT)
 
     def _compile(self) -> None:
         self._owner = {}
