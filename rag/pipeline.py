@@ -61,7 +61,7 @@ class Pipeline:
         self._generator = generator
         self._expander: QueryExpander | None = None
         self._owns_store = store is None
-        self._alias_tables: dict[tuple[str, str], tuple[tuple, AliasTable]] = {}  # (collection, view) → table
+        self._alias_tables: dict[Path, tuple[int, AliasTable]] = {}  # saved table → (its mtime, the table)
         self.lenient = lenient
 
     def with_settings(self, changes: dict[str, Any] | None = None, **parts: Any) -> Pipeline:
@@ -73,7 +73,9 @@ class Pipeline:
             shared["reranker"] = self._reranker  # a loaded reranking model is reused, not loaded again
         if config.answer == self.config.answer and config.retrieval.mode == self.config.retrieval.mode:
             shared["generator"] = self._generator
-        return Pipeline(config, **{**shared, **parts}, lenient=self.lenient)
+        clone = Pipeline(config, **{**shared, **parts}, lenient=self.lenient)
+        clone._alias_tables = self._alias_tables  # one store: its tables are read once for every setting
+        return clone
 
     # -- stages, built on first use ------------------------------------------------------------------
 
@@ -206,17 +208,15 @@ class Pipeline:
         memory (reading it took ~9 ms a question on CRD3); the player view's knows no name only GM notes give."""
         collection, view = self.config.collection(campaign), self.config.view
         path = self._alias_path(campaign, view)
-        count = self.store.count(collection, Filters(view=view))
-        stamp = (count, path.stat().st_mtime_ns if path.exists() else None)  # another process may re-index
-        kept = self._alias_tables.get((collection, view))
-        if not rebuild and kept is not None and kept[0] == stamp:
+        stamp = path.stat().st_mtime_ns if path.exists() else None  # indexing (any process) rewrites the file
+        if not rebuild and (kept := self._alias_tables.get(path)) and kept[0] == stamp:
             return kept[1]
+        count = self.store.count(collection, Filters(view=view))
         table = None if rebuild else AliasTable.load(path, count)
         if table is None:
             table = AliasTable.from_chunks(self.store.chunks(collection, filters=Filters(view=view)))
             table.save(path, count)
-            stamp = (count, path.stat().st_mtime_ns)
-        self._alias_tables[(collection, view)] = (stamp, table)
+        self._alias_tables[path] = (path.stat().st_mtime_ns, table)
         return table
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:

@@ -22,6 +22,8 @@ def test_the_notes_names_are_the_words_they_capitalise():
     )  # not counted as the first word of a bullet
     assert "session" not in counts and "spell" not in counts and "healing" not in counts
     assert "the" not in counts  # a sentence's first word is capitalised whatever it is
+    linked = name_counts(["Ash talks to [[Valindra]] about it. [[Elias]] waits. He sees *Ellias*."])
+    assert linked == {"valindra": 1, "ellias": 1}  # a link is a name; a link opening a sentence is not counted
 
 
 def test_variants_are_other_spellings_of_names_one_letter_away():

@@ -38,7 +38,7 @@ def name_counts(texts: Iterable[str]) -> dict[str, int]:
             word = m.group(1)
             if len(word) < MIN_LETTERS:
                 continue
-            before = text[max(0, m.start() - 2) : m.start()].rstrip(" \"'*_([")
+            before = text[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
             if word[0].isupper() and (not before or before[-1:] in ".!?:\n#-"):
                 continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is
             key = word.casefold()
@@ -68,6 +68,7 @@ class Spellings:
 
     def __init__(self, names: dict[str, int]):
         self.names = dict(names)
+        self._last: tuple[str, list[str]] = ("", [])  # a search asks twice (the trace, then the stages)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -75,6 +76,9 @@ class Spellings:
     def variants(self, question: str) -> list[str]:
         """The notes' other spellings of the names in the question, most written first. A word counts as a
         name when the notes use it as one or the question capitalises it past its first word."""
+        asked, found = self._last  # one read: another thread may replace it meanwhile
+        if question == asked:
+            return list(found)
         out: list[str] = []
         said = {m.group(1).casefold() for m in _WORD.finditer(question)}
         for i, m in enumerate(_WORD.finditer(question)):
@@ -88,4 +92,5 @@ class Spellings:
             for other in sorted(close, key=lambda w: (-self.names[w], w))[:MAX_VARIANTS]:
                 said.add(other)
                 out.append(other.capitalize())
-        return out
+        self._last = (question, out)
+        return list(out)
