@@ -260,3 +260,7 @@ def test_the_answer_says_what_the_reranker_thought(pipeline):
     assert result.trace["verdict"] in {"high", "medium", "low"}
     off = pipeline.with_settings({"reranker.enabled": False}).answer("Which bear did Vex tame?", "demo")
     assert off.trace["verdict"] is None
+    # the verdict is on the best-ranked passage, also when the passages are shown in story order
+    story = on.with_settings({"retrieval.order": "session"}).search("Which bear did Vex tame?", "demo")
+    best = min(story.hits, key=lambda h: h.rank)
+    assert story.verdict == on.reranker.verdict(best.score) == result.trace["verdict"]

@@ -1,4 +1,4 @@
-from rag.models import Chunk
+from rag.models import Chunk, Hit
 from rag.search.aliases import AliasTable
 
 
@@ -22,9 +22,16 @@ def test_alias_table_from_links():
     assert AliasTable.from_names(table.names).expand("the KEEPER") == ["Osiris"]
 
 
+def ranked(texts: list[str]) -> list[Hit]:
+    """The texts as one question's hits, best first."""
+    return [
+        Hit(Chunk(campaign="t", source=f"S{i}.md", position=0, text=t, name=f"S{i}"), 1.0 / (i + 1), i + 1)
+        for i, t in enumerate(texts)
+    ]
+
+
 def test_feedback_adds_the_words_that_set_the_best_passages_apart():
     from rag.expanders.vault import feedback
-    from rag.models import Hit
 
     texts = [
         "The ship is carrying a secret cargo of fantasy LSD.",
@@ -32,10 +39,7 @@ def test_feedback_adds_the_words_that_set_the_best_passages_apart():
         "The captain of the ship hides the cargo below deck.",
         *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
     ]
-    found = [
-        Hit(Chunk(campaign="t", source=f"S{i}.md", position=0, text=t, name=f"S{i}"), 1.0 / (i + 1), i + 1)
-        for i, t in enumerate(texts)
-    ]
+    found = ranked(texts)
     phrasing = feedback("What contraband was the boat hauling?", found)
     assert phrasing.startswith("What contraband was the boat hauling? ")
     added = phrasing.split("? ", 1)[1].split()
@@ -47,7 +51,6 @@ def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
     """The three best passages are about Ras Nsi, not about what saved Xandala: their common words may help,
     his name would pull the whole search to him."""
     from rag.expanders.vault import feedback
-    from rag.models import Hit
 
     texts = [
         "Xandala warns the cousins that Ras Nsi sent his undead army against Mezro.",
@@ -55,10 +58,7 @@ def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
         "Morgan asks whether Ras Nsi still wants Mezro, and the undead army answers.",
         *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
     ]
-    found = [
-        Hit(Chunk(campaign="t", source=f"S{i}.md", position=0, text=t, name=f"S{i}"), 1.0 / (i + 1), i + 1)
-        for i, t in enumerate(texts)
-    ]
+    found = ranked(texts)
     added = feedback("What saved Xandala when the undead ape nearly killed her?", found).split("? ", 1)[1].split()
     assert "army" in added
     assert not {"ras", "nsi", "mezro", "morgan", "xandala"} & set(added)

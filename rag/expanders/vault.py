@@ -9,6 +9,7 @@ With an OpenAI-compatible LLM configured, its phrasings come first and these fol
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -67,14 +68,18 @@ def feedback(question: str, found: list[Hit]) -> str:
         return ""
     asked = {w.casefold() for w in _WORDS.findall(question)}
     seen = Counter(w for h in found for w in {w.casefold() for w in _WORDS.findall(h.chunk.text)})
-    best = [w for hit in found[:FEEDBACK_PASSAGES] for w in _WORDS.findall(hit.chunk.text)]
-    capitalised = Counter(w.casefold() for w in best if w[0].isupper())
-    written = Counter(w.casefold() for w in best)
     weight: Counter[str] = Counter()
+    written: Counter[str] = Counter()
+    capitalised: Counter[str] = Counter()
     for hit in found[:FEEDBACK_PASSAGES]:
-        for word, count in Counter(w.casefold() for w in _WORDS.findall(hit.chunk.text)).items():
-            if word in asked or word in STOPWORDS or capitalised[word] >= NAME_SHARE * written[word]:
-                continue  # a name the question did not ask about moves the search to someone else
-            weight[word] += count * math.log(len(found) / seen[word])
-    words = [w for w, score in weight.most_common(FEEDBACK_WORDS) if score > 0]
+        said = _WORDS.findall(hit.chunk.text)
+        capitalised.update(w.casefold() for w in said if w[0].isupper())
+        counts = Counter(w.casefold() for w in said)
+        written.update(counts)
+        for word, count in counts.items():
+            if word not in asked and word not in STOPWORDS:
+                weight[word] += count * math.log(len(found) / seen[word])
+    # a name the question did not ask about moves the search to someone else
+    ranked = (w for w, score in weight.most_common() if score > 0 and capitalised[w] < NAME_SHARE * written[w])
+    words = list(itertools.islice(ranked, FEEDBACK_WORDS))
     return f"{question} {' '.join(words)}" if words else ""

@@ -96,6 +96,7 @@ class Retriever:
         self.aliases = aliases
         self.reranker = reranker
         self.expander = expander
+        self._stage_texts: dict[tuple[str, str], dict[str, str]] = {}  # one search: the trace and the stages
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieval:
         """Mode, k, weights and the threshold all come from ``config.retrieval``."""
@@ -128,7 +129,9 @@ class Retriever:
         if cfg.order == "session":  # read like the campaign unfolded; each hit keeps its rank for the charts
             kept.sort(key=story_order)
         timings["total"] = sum(timings.values())
-        verdict = self.reranker.verdict(kept[0].score) if self.reranker is not None and kept else None
+        best = min(kept, key=lambda h: h.rank, default=None)  # kept[0] is not the best in session order
+        rerank = best.scores.get("rerank") if best is not None else None
+        verdict = self.reranker.verdict(rerank) if self.reranker is not None and rerank is not None else None
         return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict)
 
     def _search(
@@ -151,6 +154,11 @@ class Retriever:
 
     def _stage_queries(self, query: str, mode: str) -> dict[str, str]:
         """stage → the text it searches: keyword search also gets the aliases of names in the query."""
+        if (query, mode) not in self._stage_texts:
+            self._stage_texts[(query, mode)] = self._stage_texts_for(query, mode)
+        return dict(self._stage_texts[(query, mode)])
+
+    def _stage_texts_for(self, query: str, mode: str) -> dict[str, str]:
         stages = {"dense": query, "keyword": query}
         other_names = []
         if self.config.retrieval.alias_expansion and self.aliases:

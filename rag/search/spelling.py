@@ -68,17 +68,10 @@ class Spellings:
 
     def __init__(self, names: dict[str, int]):
         self.names = dict(names)
-        self._last: tuple[str, list[str]] = ("", [])  # a search asks twice (the trace, then the stages)
-
-    def __len__(self) -> int:
-        return len(self.names)
 
     def variants(self, question: str) -> list[str]:
         """The notes' other spellings of the names in the question, most written first. A word counts as a
         name when the notes use it as one or the question capitalises it past its first word."""
-        asked, found = self._last  # one read: another thread may replace it meanwhile
-        if question == asked:
-            return list(found)
         out: list[str] = []
         said = {m.group(1).casefold() for m in _WORD.finditer(question)}
         for i, m in enumerate(_WORD.finditer(question)):
@@ -92,5 +85,4 @@ class Spellings:
             for other in sorted(close, key=lambda w: (-self.names[w], w))[:MAX_VARIANTS]:
                 said.add(other)
                 out.append(other.capitalize())
-        self._last = (question, out)
-        return list(out)
+        return out
