@@ -40,8 +40,9 @@ def other_campaign(folder):
     return write_notes(folder, notes)
 
 
-async def ask(browser, url: str, question: str) -> tuple[str, float, float]:
-    """One player in their own session: open the app, ask, wait for the whole answer. (text, start, end)."""
+async def ask(browser, url: str, question: str, go: asyncio.Event | None = None) -> tuple[str, float, float]:
+    """One player in their own session: open the app, (wait for ``go``,) ask, wait for the whole answer.
+    (text, start, end)."""
     context = await browser.new_context(viewport={"width": 1280, "height": 1200})
     try:
         page = await context.new_page()
@@ -49,6 +50,8 @@ async def ask(browser, url: str, question: str) -> tuple[str, float, float]:
         await page.goto(url)
         box = page.get_by_role("textbox", name="Ask about your campaign…")
         await box.wait_for()
+        if go is not None:
+            await go.wait()
         await box.fill(question)
         started = time.monotonic()
         await box.press("Enter")
@@ -68,8 +71,9 @@ async def ask(browser, url: str, question: str) -> tuple[str, float, float]:
         await context.close()
 
 
-async def ingest(browser, url: str, files: list[str]) -> tuple[float, float, str]:
-    """The 21st tab: create a campaign on the Ingest page, upload its notes and read them. (start, end, result)."""
+async def ingest(browser, url: str, files: list[str], clicked: asyncio.Event) -> tuple[float, float, str]:
+    """The 21st tab: create a campaign on the Ingest page, upload its notes and read them; ``clicked`` is set
+    once reading has begun. (start, end, result)."""
     context = await browser.new_context(viewport={"width": 1280, "height": 1600})
     try:
         page = await context.new_page()
@@ -86,6 +90,7 @@ async def ingest(browser, url: str, files: list[str]) -> tuple[float, float, str
         )
         started = time.monotonic()
         await button.click()
+        clicked.set()
         done = page.get_by_text(re.compile(r"Read \d+ files into"))
         await done.wait_for(timeout=WAIT)
         return started, time.monotonic(), await done.inner_text()
@@ -99,9 +104,11 @@ async def table(url: str, files: list[str]):
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         quiet = {q: (await ask(browser, url, q))[0] for q in QUESTIONS}  # one player alone, one question at a time
-        indexing = asyncio.create_task(ingest(browser, url, files))
-        await asyncio.sleep(1.0)  # the upload is under way before the players ask
-        players = [ask(browser, url, QUESTIONS[n % len(QUESTIONS)]) for n in range(TABS)]
+        # The players open the app meanwhile, and ask once reading has begun: with 21 tabs starting on 2 cores,
+        # the upload's own steps (a new campaign, 60 files) could otherwise outlast every answer.
+        clicked = asyncio.Event()
+        indexing = asyncio.create_task(ingest(browser, url, files, clicked))
+        players = [ask(browser, url, QUESTIONS[n % len(QUESTIONS)], clicked) for n in range(TABS)]
         answers = await asyncio.gather(*players, return_exceptions=True)
         ingested = await indexing
         await browser.close()
