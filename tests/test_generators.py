@@ -167,6 +167,23 @@ def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
     assert proof.index("[Session 1") < proof.index("[Session 3")  # the quotes read in story order
 
 
+def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
+    """Typed at the table: a few short sentences, the answer in the third ("How can it be destroyed?")."""
+    text = (
+        "This isn't just any magic item. It contains a soul now. It's Valindra's own phylactery. "
+        "It can only be destroyed via 10 or more cold damage in a single turn. Everyone sees the memories, "
+        "but only Brysh learns of its true power, and she keeps it to herself for the rest of the trip."
+    )
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
+    answer = "".join(gen.generate("What is this magic item?", [hit(text, 22, 1)]))
+    assert answer.startswith(
+        "This isn't just any magic item. It contains a soul now. It's Valindra's own phylactery. "
+        "It can only be destroyed via 10"
+    )
+    assert "Everyone sees the memories" not in answer  # the quote is long enough: it stops there
+    assert answer.count("[Session 22 · Part 1]") == 1
+
+
 def test_the_notes_saying_they_do_not_know_is_a_refusal():
     hits = [
         hit("Begins with party on a ship on the way to Port Nyanzaru. Didn't catch her name lol.", 1, 1, 1),

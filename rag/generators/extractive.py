@@ -32,6 +32,7 @@ from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
 MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
 PICK_MEANING, PICK_KEYWORD, PICK_RANK, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.3, 0.2, 0.05
 KEEP_RATIO = 0.6  # further sentences must score at least this share of the best one
+QUOTE_WORDS, MAX_QUOTE_SENTENCES = 20, 4  # a quote reads on past the next sentence while it is this short
 MIN_WORDS = 4
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 MAX_LEAD_SENTENCES = 3  # the best sentences the short answer may be drawn from
@@ -187,13 +188,20 @@ class ExtractiveGenerator(Generator):
 
     @staticmethod
     def quote(s: Sentence, taken: set[tuple[str, int]], by_place: dict[tuple[str, int], Sentence]) -> str:
-        """The sentence, and the one after it in its passage when that one is not quoted already: notes tell an
-        event in a run of sentences, and the one that matches the question's words ("the red wizard, dead and
-        covered in honey") is often followed by the one that answers it ("goblins used the honey to…")."""
-        after = by_place.get((s.hit.chunk.id, s.order + 1))
-        if after is None or (after.hit.chunk.id, after.order) in taken:
-            return s.text.rstrip()
-        return f"{s.text.rstrip()} {after.text.rstrip()}"
+        """The sentence and the one after it in its passage, and more after those while the quote is shorter
+        than ``QUOTE_WORDS``, never a sentence quoted elsewhere in the answer. Notes tell an event in a run of
+        sentences: the one that matches the question's words ("the red wizard, dead and covered in honey") is
+        often followed by the one that answers it ("goblins used the honey to…"), and short ones ("It contains
+        a soul. It's Valindra's phylactery.") by the one that says what the question asks ("It can only be
+        destroyed via…")."""
+        run, length = [s.text.rstrip()], len(words(s.text))
+        for step in range(1, MAX_QUOTE_SENTENCES):
+            after = by_place.get((s.hit.chunk.id, s.order + step))
+            if after is None or (after.hit.chunk.id, after.order) in taken or (step > 1 and length >= QUOTE_WORDS):
+                break
+            run.append(after.text.rstrip())
+            length += len(words(after.text))
+        return " ".join(run)
 
     def lead(self, question: str, chosen: list[Sentence]) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best chosen sentences first."""
