@@ -356,3 +356,22 @@ def test_a_lead_in_paragraph_keeps_the_list_it_introduces():
     assert "Your hair turns white" in cursed.text and "You cannot lie" in cursed.text
     apart = chunk_note(note, "demo", ChunkingConfig(lead_in=False))
     assert "Your hair turns white" not in next(c for c in apart if "cursed" in c.text).text
+
+
+def test_an_unpunctuated_line_right_above_a_list_keeps_it():
+    """Typed at the table: the list finishes the sentence. With a blank line between, it may be a list of its own."""
+    prose = (
+        "Right before sunrise, Brysh uses the veil and sees no one spying on the camp or the boat, and the party "
+        "packs up to leave the jungle.\n\nWe discussed passphrases to convey that Valindra is watching\n"
+    )
+    items = '- "Conversation beyond the veil": use the veil to talk\n- "The weather isn\'t good tonight": she watches\n'
+    for gap, together in (("", True), ("\n", False)):
+        note = parse_note(f"# Session 17\n## Returning\n{prose}{gap}{items}", "Session 17.md", NotesConfig())
+        passphrases = next(c for c in chunk_note(note, "demo", CFG) if "passphrases" in c.text)
+        assert ("The weather isn't good tonight" in passphrases.text) is together
+    bullets = "".join(
+        f"- met the barmaid number {n} of the tavern, who had a lot to say about the pterafolk\n" for n in range(6)
+    )
+    note = parse_note(f"Open in the tavern in Port Nyanzaru, level 2\n{bullets}", "Session 2.md", NotesConfig())
+    opener = next(c for c in chunk_note(note, "demo", CFG) if "Open in the tavern" in c.text)
+    assert "number 1" not in opener.text  # a session's own bullets under its opening line stay passages of their own

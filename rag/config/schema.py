@@ -69,7 +69,7 @@ class ChunkingConfig(Section):
     # passages on each side that a passage is also keyword-searched with ("nearby words"): a bullet
     # that says "she hands them the map" is found by the name in the bullet before it
     context_window: int = Field(1, ge=0, le=3)
-    lead_in: bool = True  # a paragraph ending in ":" keeps the list that follows it
+    lead_in: bool = True  # a paragraph that introduces a list (ends in ":" or unpunctuated) keeps it
     max_passages_per_file: int = Field(1000, ge=1)  # more is junk, not notes: the file keeps its first ones
 
     @model_validator(mode="after")

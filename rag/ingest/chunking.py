@@ -31,6 +31,7 @@ from rag.names import norm
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|\n")
 _WORD = re.compile(r"\S+")
 MAX_HEADING = 60  # characters of a heading in a passage name
+SHORT_LIST = 4  # items a list may have to finish an unpunctuated line above it
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -92,27 +93,50 @@ def _split(piece: Piece, budget: int, overlap: int) -> list[Piece]:
     return out
 
 
+def introduces(paragraph: Piece, item: Piece, items: int) -> bool:
+    """Whether a list (``items`` long, starting with ``item``) finishes the paragraph before it: the paragraph's
+    last line ends in ":" ("It is cursed with the following effects:"), or a short list stands on the very next
+    line of a paragraph that stops short of any sentence punctuation ("We discussed passphrases to convey that
+    Valindra is watching" typed at the table). A long list under an unpunctuated line ("Open in the tavern,
+    level 2") is the session's own bullets: each stays a passage of its own."""
+    last = paragraph.text.rstrip().rsplit("\n", 1)[-1].rstrip("\"'”’)]*_ ")
+    if last.endswith(":"):
+        return True
+    unpunctuated = bool(last) and not last.endswith((".", "!", "?", "…"))
+    return unpunctuated and items <= SHORT_LIST and item.line_start == paragraph.line_end + 1
+
+
+def _items(units: list[Piece], start: int) -> int:
+    """How many list items run on from ``units[start]``."""
+    end = start
+    while end < len(units) and not units[end].prose:
+        end += 1
+    return end - start
+
+
 def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True) -> list[Piece]:
     """Pack consecutive prose paragraphs up to ``budget``; a piece under ``min_chars`` takes in the next.
 
-    ``lead_in``: a paragraph ending in ":" ("It is cursed with the following effects:") takes in the list
-    items after it, as far as they fit: apart, the list says nothing of what it lists."""
+    ``lead_in``: a paragraph that introduces a list (``introduces``) takes in the list items after it, as far as
+    they fit: apart, the list says nothing of what it lists."""
     out: list[Piece] = []
+    lead: Piece | None = None  # the paragraph the last piece ends with, while no list item has followed it
     opened = False  # the last piece ends with a lead-in paragraph and is taking in list items
-    for unit in units:
+    for i, unit in enumerate(units):
         if out and out[-1].secret == unit.secret:  # GM-only text never shares a passage with open text
             prev = out[-1]
             sep = "\n\n" if prev.prose or unit.prose else "\n"
             fits = len(prev.text) + len(sep) + len(unit.text) <= budget
-            if opened and not unit.prose and fits:
+            if not unit.prose and fits and (opened or (lead is not None and introduces(lead, unit, _items(units, i)))):
                 out[-1] = join([prev, unit], ["\n"])
+                opened, lead = True, None
                 continue
             if fits and (len(prev.text) < min_chars or (prev.prose and unit.prose)):
                 out[-1] = join([prev, unit], [sep], prose=prev.prose and unit.prose)
-                opened = lead_in and unit.prose and unit.text.rstrip().endswith(":")
+                opened, lead = False, unit if lead_in and unit.prose else None
                 continue
         out.append(unit)
-        opened = lead_in and unit.prose and unit.text.rstrip().endswith(":")
+        opened, lead = False, unit if lead_in and unit.prose else None
     # A tiny *last* piece stays alone: "Herris gives them a map." glued onto a long bullet before it
     # drowns in that bullet's embedding (measured on CRD3: no gain, and the fact stops ranking first).
     return out
