@@ -184,6 +184,18 @@ def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
     assert answer.count("[Session 22 · Part 1]") == 1
 
 
+def test_a_quote_never_stops_on_a_colon_and_quotes_the_list_it_introduces():
+    """The list after "They want to ask:" is the oracle's questions; a quote that stopped on the colon (or
+    dropped the questions, which never answer on their own) would leave the player with nothing."""
+    text = (
+        "The team decides to go back to Camp Vengeance before they seek the Oracle. They want to ask:\n"
+        "- Will Locke unite with his love Betsy?\n- Where is Artus?\n"
+    )
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
+    answer = "".join(gen.generate("What did the team want to ask the Oracle?", [hit(text, 12, 1)]))
+    assert "They want to ask: Will Locke unite with his love Betsy? Where is Artus? [Session 12 · Part 1]" in answer
+
+
 def test_the_notes_saying_they_do_not_know_is_a_refusal():
     hits = [
         hit("Begins with party on a ship on the way to Port Nyanzaru. Didn't catch her name lol.", 1, 1, 1),

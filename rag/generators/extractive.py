@@ -68,20 +68,31 @@ class Sentence:
     previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
 
 
-def split_sentences(hit: Hit) -> list[Sentence]:
-    """The passage's sentences, without its heading-prefix line and without bullet marks."""
-    out: list[Sentence] = []
+def passage_parts(hit: Hit) -> list[str]:
+    """Every sentence and line of the passage in reading order (questions and fragments too), without its
+    heading-prefix line and without bullet marks. A sentence's ``order`` is its place in this list."""
+    parts: list[str] = []
     lines = hit.chunk.text.splitlines()
     if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
         lines = lines[1:]
     for line in lines:
         line = line.strip().lstrip("-*+ ").strip()
-        if not line or line.startswith("#"):
-            continue
-        for part in _SENTENCE.split(line):
-            part = part.strip()
-            if len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?"):  # a question answers nothing
-                out.append(Sentence(part, hit, len(out), previous=out[-1].text if out else ""))
+        if line and not line.startswith("#"):
+            parts += [part.strip() for part in _SENTENCE.split(line) if part.strip()]
+    return parts
+
+
+def answers(part: str) -> bool:
+    """A sentence that can answer: four words or more, and not a question (a question answers nothing)."""
+    return len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?")
+
+
+def split_sentences(hit: Hit) -> list[Sentence]:
+    """The passage's sentences that can answer (``answers``), each knowing the one before it."""
+    out: list[Sentence] = []
+    for order, part in enumerate(passage_parts(hit)):
+        if answers(part):
+            out.append(Sentence(part, hit, order, previous=out[-1].text if out else ""))
     return out
 
 
@@ -108,7 +119,11 @@ class ExtractiveGenerator(Generator):
                 s.score = MEANING_WEIGHT * max(s.meaning, 0.0) + KEYWORD_WEIGHT * s.overlap
                 s.score += RANK_BONUS / s.hit.rank
             what = read_question(question)
-            before = {(s.hit.chunk.id, s.order + 1): s.overlap for s in sentences}
+            before = {  # the sentence before, among those that can answer
+                (b.hit.chunk.id, b.order): a.overlap
+                for a, b in zip(sentences, sentences[1:], strict=False)
+                if a.hit.chunk.id == b.hit.chunk.id
+            }
             for s in sentences:
                 s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + PICK_RANK / s.hit.rank
                 s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
@@ -181,26 +196,32 @@ class ExtractiveGenerator(Generator):
         if lead is not None:
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
-        by_place = {(x.hit.chunk.id, x.order): x for x in self.scored(question, hits)}
+        parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
         taken = {(x.hit.chunk.id, x.order) for x in chosen}
         for i, s in enumerate(sorted(chosen, key=story_order)):
-            yield f"{'' if i == 0 else ' '}{self.quote(s, taken, by_place)} {s.hit.chunk.label}"
+            yield f"{'' if i == 0 else ' '}{self.quote(s, taken, parts[s.hit.chunk.id])} {s.hit.chunk.label}"
 
     @staticmethod
-    def quote(s: Sentence, taken: set[tuple[str, int]], by_place: dict[tuple[str, int], Sentence]) -> str:
-        """The sentence and the one after it in its passage, and more after those while the quote is shorter
-        than ``QUOTE_WORDS``, never a sentence quoted elsewhere in the answer. Notes tell an event in a run of
-        sentences: the one that matches the question's words ("the red wizard, dead and covered in honey") is
-        often followed by the one that answers it ("goblins used the honey to…"), and short ones ("It contains
-        a soul. It's Valindra's phylactery.") by the one that says what the question asks ("It can only be
-        destroyed via…")."""
-        run, length = [s.text.rstrip()], len(words(s.text))
-        for step in range(1, MAX_QUOTE_SENTENCES):
-            after = by_place.get((s.hit.chunk.id, s.order + step))
-            if after is None or (after.hit.chunk.id, after.order) in taken or (step > 1 and length >= QUOTE_WORDS):
+    def quote(s: Sentence, taken: set[tuple[str, int]], parts: list[str]) -> str:
+        """The sentence and the one after it in its passage (``parts``), and more after those while the quote is
+        shorter than ``QUOTE_WORDS``, never a sentence quoted elsewhere in the answer. Notes tell an event in a
+        run of sentences: the one that matches the question's words ("the red wizard, dead and covered in
+        honey") is often followed by the one that answers it ("goblins used the honey to…"), and short ones ("It
+        contains a soul. It's Valindra's phylactery.") by the one that says what the question asks ("It can only
+        be destroyed via…"). A quote never stops on a colon: what it introduces follows, even the questions of
+        a list ("They want to ask:" / "Will Locke unite with his love Betsy?")."""
+        run, length, listing = [s.text.rstrip()], len(words(s.text)), s.text.rstrip().endswith(":")
+        for order in range(s.order + 1, len(parts)):
+            if len(run) >= MAX_QUOTE_SENTENCES or (s.hit.chunk.id, order) in taken:
                 break
-            run.append(after.text.rstrip())
-            length += len(words(after.text))
+            part = parts[order]
+            if not listing and not answers(part):
+                continue
+            if not listing and len(run) > 1 and length >= QUOTE_WORDS:
+                break
+            run.append(part.rstrip())
+            length += len(words(part))
+            listing = listing or part.rstrip().endswith(":")
         return " ".join(run)
 
     def lead(self, question: str, chosen: list[Sentence]) -> tuple[str, Sentence] | None:
