@@ -148,7 +148,7 @@ class LearnedReranker(Reranker):
     name = "learned"
     # The model's scores mean the same on every campaign (its features are relative to the question's best
     # candidate), so they can say how sure the search is. Top scores at or above SURE / FAIR: the answers held
-    # the evidence 100 / 67 / 48 % of the time on vault-toa, 75 / 58 / 29 % on CRD3, 47 / 28 / 13 % on
+    # the evidence 100 / 83 / 48 % of the time on vault-toa, 75 / 58 / 29 % on CRD3, 48 / 28 / 13 % on
     # FairytaleQA val, together with the answerer's own signals (rag.answering.confidence; docs/EVALUATION.md).
     # A retrained model has a scale of its own: measure these again (by_confidence in `rag eval --answers`).
     SURE, FAIR = 2.0, 1.0
