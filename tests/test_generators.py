@@ -5,6 +5,7 @@ error a player can hit (bad key, unknown model, context too long, server not run
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -267,3 +268,28 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
     text = "".join(gen.generate("How much did it cost to get past the dragon turtle?", hits))
     assert text.startswith("15g. [Session 1 · Part 2]\n\n")
     assert read_question("How many dwarves were there?").kind == "amount"  # a count may be a bare number
+
+
+def test_no_lead_rather_than_a_wrong_one():
+    """A short answer a player would read as wrong is worse than none: a name in the sentence for "What
+    monster…", the "2000" of "2000-3000 years ago" for a year, scare quotes, or the asker's friend by surname."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+
+    def lead(question: str, text: str, **chunk) -> str:
+        h = hit(text, 29, 1, 1)
+        h = Hit(replace(h.chunk, **chunk), h.score, h.rank) if chunk else h
+        answer = "".join(gen.generate(question, [h]))
+        return answer.split("\n\n", 1)[0] if "\n\n" in answer else ""
+
+    tale = "That night, a su-monster broke into Ubtao's palace and stole a pail of water for the Omuans."
+    assert lead("What monster was disguised as a tropical isle?", tale, entities=("Ubtao",)) == ""
+    code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
+    assert lead("What code word did the party agree on?", code).startswith("Jenga.")
+    assert lead("What year is it in the campaign?", "Ras Nsi was exiled 2000-3000 years ago, in the campaign.") == ""
+    assert lead("What year is it in the campaign?", "It's now 1495 in the campaign, the war ended long ago.") == (
+        "1495. [Session 29 · Part 1]"
+    )
+    scare = 'Yosei and Sylvos were taught some "archeologist" techniques with ball bearings.'
+    assert lead("What techniques did the cousins learn with ball bearings?", scare) == ""
+    armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
+    assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""

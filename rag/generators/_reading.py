@@ -50,7 +50,8 @@ _AMOUNT = re.compile(
 )
 _MONEY = re.compile(_COINS, re.I)
 _ASKS_MONEY = re.compile(r"\b(cost|costs|pay|paid|price|fee|charge[sd]?|spen[dt]|worth|gold|coins?)\b", re.I)
-_YEAR = re.compile(r"\b\d{4}\b")
+# A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"
+_YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 _COLOURS = re.compile(
     r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|crimson|"
     r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
@@ -216,12 +217,15 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind not in ("name", "person", "place", "thing"):
         return None
     new = new_names(question, sentence, chunk)
-    quoted = [q for q in _QUOTED.findall(sentence) if norm(q) not in norm(question) and len(q.split()) <= 5]
+    quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
+        q
+        for q in _QUOTED.findall(sentence)
+        if norm(q) not in norm(question) and len(q.split()) <= 5 and re.search(r"[A-Z]", q)
+    ]
     if asked.kind == "name":
         return (quoted or new or [None])[0]
-    if asked.kind == "thing":  # an item is quoted or linked; any other capitalised word is a guess
-        linked = {norm(e) for e in chunk.entities} | {norm(a) for a, _ in chunk.aliases}
-        return (quoted or [n for n in new if norm(n) in linked] or [None])[0]
+    if asked.kind == "thing":  # an item or a code word in quotes; a name in the sentence is a guess (measured:
+        return (quoted or [None])[0]  # 1 right of 11 linked names on vault-toa and CRD3, "What monster…" → "Ubtao")
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
         return (placed or [None])[0]
@@ -229,13 +233,18 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
 
 
 def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
-    """Names in the sentence the question does not give, linked ones (``[[Page]]``) first."""
+    """Names in the sentence the question does not give, linked ones (``[[Page]]``) first. A two-word personal
+    name is given by either word ("Locke" gives "Locke Hancock"): players call each other by one name."""
     said = f" {norm(question)} "
     linked = {norm(a) for pair in chunk.aliases for a in pair} | {norm(e) for e in chunk.entities}
     found = []
     for name in names(sentence):
         first = name.split()[0].casefold()
         if f" {norm(name)} " in said or (first in STOPWORDS or first in _STARTERS) and " " not in name:
+            continue
+        parts = norm(name).split()
+        personal = len(parts) == 2 and not {"of", "the", "de"} & set(parts)
+        if personal and any(len(w) >= 4 and f" {w} " in said for w in parts):
             continue
         found.append(name)
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
