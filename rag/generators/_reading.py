@@ -225,7 +225,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "name":
         return (quoted or new or [None])[0]
     if asked.kind == "thing":  # an item or a code word in quotes; a name in the sentence is a guess (measured:
-        return (quoted or [None])[0]  # 1 right of 11 linked names on vault-toa and CRD3, "What monster…" → "Ubtao")
+        return (quoted or [None])[0]  # 1 right of 10 linked names on vault-toa and CRD3, "What monster…" → "Ubtao")
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
         return (placed or [None])[0]
