@@ -283,6 +283,8 @@ def test_no_lead_rather_than_a_wrong_one():
 
     tale = "That night, a su-monster broke into Ubtao's palace and stole a pail of water for the Omuans."
     assert lead("What monster was disguised as a tropical isle?", tale, entities=("Ubtao",)) == ""
+    named = "Deep in the caves Vex tames a bear named Trinket, who follows her home."
+    assert lead("Which bear did Vex tame?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
     code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
     assert lead("What code word did the party agree on?", code).startswith("Jenga.")
     assert lead("What year is it in the campaign?", "Ras Nsi was exiled 2000-3000 years ago, in the campaign.") == ""
