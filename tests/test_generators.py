@@ -295,3 +295,17 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("What techniques did the cousins learn with ball bearings?", scare) == ""
     armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
     assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""
+
+
+def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
+    """Two bullets typed at the table must not read as one sentence ("…attract insects A wand was used…")."""
+    text = (
+        "- The red wizard dead and covered in honey\n- It seems goblins used the honey to attract insects\n"
+        "- A wand was used to write Save me Valindra\n"
+    )
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
+    answer = "".join(gen.generate("What did the goblins use the honey for?", [hit(text, 6, 2)]))
+    assert answer == (
+        "It seems goblins used the honey to attract insects / A wand was used to write Save me Valindra "
+        "[Session 6 · Part 2]"
+    )

@@ -38,6 +38,7 @@ KEEP_RATIO = 0.6  # sentences near the best one, read for the notes saying plain
 PICK_KEEP = 0.7
 QUOTE_WORDS, MAX_QUOTE_SENTENCES = 20, 4  # a quote reads on past the next sentence while it is this short
 MIN_WORDS = 4
+_ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 MAX_LEAD_SENTENCES = 3  # the best quotes the short answer may be drawn from
 UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that it is not known
@@ -204,7 +205,7 @@ class ExtractiveGenerator(Generator):
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
-            quote = " ".join(parts[s.hit.chunk.id][order].rstrip() for order in run)
+            quote = joined([parts[s.hit.chunk.id][order] for order in run])
             yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
 
     @staticmethod
@@ -247,6 +248,16 @@ class ExtractiveGenerator(Generator):
                 if found:
                     return found, sentence
         return None
+
+
+def joined(parts: list[str]) -> str:
+    """A quote's sentences as one line; where a note's line ends without punctuation (a bullet, "Mask is arcane,
+    can talk to animals"), a " / " marks the line break, the way quoted verse does, so two lines do not read as one
+    sentence. Nothing is added to the notes' own words."""
+    out = parts[0].rstrip()
+    for part in parts[1:]:
+        out += (" " if out.endswith(_ENDS) else " / ") + part.rstrip()
+    return out
 
 
 def names_passage(names: tuple[str, ...], text: str) -> bool:
