@@ -242,6 +242,15 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
     return bool(re.search(rf"\b{noun}s?\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
 
 
+def said_by_one_word(name: str, said: str) -> bool:
+    """A two-word personal name ("Lionel Gayheart", "Locke Hancock") is said by either word of four letters or
+    more; a name built with "of" or "the" ("Heart of the Wild") only whole. ``said``: a text's ``norm`` form,
+    padded with a space at each end."""
+    words = norm(name).split()
+    personal = len(words) == 2 and not {"of", "the", "de"} & set(words)
+    return personal and any(len(w) >= 4 and f" {w} " in said for w in words)
+
+
 def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
     """Names in the sentence the question does not give, linked ones (``[[Page]]``) first. A two-word personal
     name is given by either word ("Locke" gives "Locke Hancock"): players call each other by one name."""
@@ -252,9 +261,7 @@ def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
         first = name.split()[0].casefold()
         if f" {norm(name)} " in said or (first in STOPWORDS or first in _STARTERS) and " " not in name:
             continue
-        parts = norm(name).split()
-        personal = len(parts) == 2 and not {"of", "the", "de"} & set(parts)
-        if personal and any(len(w) >= 4 and f" {w} " in said for w in parts):
+        if said_by_one_word(name, said):
             continue
         found.append(name)
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)

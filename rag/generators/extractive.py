@@ -19,7 +19,14 @@ import numpy as np
 
 from rag.config import AnswerConfig
 from rag.generators import Generator, History
-from rag.generators._reading import missing_detail, read_question, says_unknown, session_label, short_answer
+from rag.generators._reading import (
+    missing_detail,
+    read_question,
+    said_by_one_word,
+    says_unknown,
+    session_label,
+    short_answer,
+)
 from rag.models import Hit
 from rag.names import STOPWORDS, norm
 from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
@@ -264,14 +271,7 @@ def names_passage(names: tuple[str, ...], text: str) -> bool:
     """The passage names someone the question names: the whole name, or for a two-word personal name
     ("Lionel Gayheart") either word; a name built with "of" ("Heart of the Wild") only whole."""
     said = f" {norm(text)} "
-    for name in names:
-        words = norm(name).split()
-        if f" {' '.join(words)} " in said:
-            return True
-        personal = len(words) == 2 and not {"of", "the", "de"} & set(words)
-        if personal and any(len(w) >= 4 and f" {w} " in said for w in words):
-            return True
-    return False
+    return any(f" {norm(name)} " in said or said_by_one_word(name, said) for name in names)
 
 
 def when_first(question: str, sentence: str) -> str:
