@@ -14,6 +14,7 @@ from rag.config import AnswerConfig
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
 from rag.generators._reading import missing_detail, read_question
+from rag.generators._unsaid import Attribute, asked_attribute, unsaid
 from rag.generators.extractive import ExtractiveGenerator, split_sentences
 from rag.models import Chunk, Hit
 from tests.fakes import FakeEmbedder
@@ -309,3 +310,61 @@ def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
         "It seems goblins used the honey to attract insects / A wand was used to write Save me Valindra "
         "[Session 6 · Part 2]"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "shape", "thing", "owner"),
+    [
+        ("What is the name of Yosei's father?", "name", "father", "Yosei"),
+        ("What was the title of the song Toya sang?", "name", "song", ""),
+        ("Who is the mayor of Port Nyanzaru?", "role", "mayor", ""),
+        ("Who is the first mate on the gnome captain's ship?", "role", "first mate", ""),
+        ("When is Morgan's birthday?", "owned", "birthday", "Morgan"),
+        ("What is Eku Stormfang's favourite drink?", "owned", "favourite drink", "Eku Stormfang"),
+    ],
+)
+def test_a_question_asking_for_an_attribute_by_its_own_word(question, shape, thing, owner):
+    assert asked_attribute(question) == Attribute(shape, thing, owner)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What contraband was the boat that brought us to Chult secretly hauling?",  # answered by "narcotics"
+        "What monster did the Mighty Nein fight in their first round?",
+        "Who is Ras Nsi?",
+        "What is the name of the one who gave us the map?",  # the one: a person, said any way
+    ],
+)
+def test_other_questions_are_left_to_the_scores(question):
+    assert asked_attribute(question) is None
+
+
+def test_a_question_about_something_no_passage_mentions_is_refused():
+    """Names the notes know (Port Nyanzaru, Morgan) bring back passages that score like answers; the thing asked
+    about (a mayor, Morgan's horse, a birthday) is what the notes never mention."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    city = [
+        hit("Port Nyanzaru is ruled by seven merchant princes. We meet Prince Wakanga at his palace.", 2, 1, 1),
+        hit("She tried to buy a horse, but met the party in the Thundering Lizard instead.", 3, 2, 2),
+        hit("Morgan gets a sending from her patron in Port Nyanzaru.", 4, 1, 3),
+    ]
+    assert gen.support("Who is the mayor of Port Nyanzaru?", city) == 0.0
+    assert gen.support_note == "no passage found mentions a mayor"
+    assert gen.support("What is the name of Morgan's horse?", city) == 0.0  # a horse, but not hers
+    assert gen.support_note == "no passage found mentions Morgan's horse"
+    assert gen.support("When is Morgan's birthday?", city) == 0.0
+    assert (
+        gen.support("How old is Morgan?", city) == 0.0 and gen.support_note == "the closest passage never gives an age"
+    )
+
+    told = [
+        hit("The mayor of Port Nyanzaru, Lord Ikenna, greets us at the docks.", 2, 1, 1),
+        hit("Morgan saddles her horse, Biscuit, and rides out.", 3, 2, 2),
+    ]
+    assert gen.support("Who is the mayor of Port Nyanzaru?", told) > 0
+    assert gen.support("What is the name of Morgan's horse?", told) > 0
+    assert "Biscuit" in "".join(gen.generate("What is the name of Morgan's horse?", told))
+    # "she", in the sentence after the one naming Morgan, is still Morgan
+    later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
+    assert unsaid("What is the name of Morgan's horse?", later) is None

@@ -24,6 +24,7 @@ _IDENTITY = re.compile(
 _KINDS = (  # first match wins
     ("identity", _IDENTITY),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
+    ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
@@ -102,12 +103,19 @@ _STARTERS = frozenset(
         "upon",
     ]
 )
-DETAIL_KINDS = {"amount": "an amount", "money": "an amount", "year": "a year", "colour": "a colour", "name": "a name"}
+DETAIL_KINDS = {
+    "age": "an age",
+    "amount": "an amount",
+    "money": "an amount",
+    "year": "a year",
+    "colour": "a colour",
+    "name": "a name",
+}
 
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question asks for: ``kind`` (session, identity, amount, money, year, colour, name, person, place,
+    """What a question asks for: ``kind`` (session, identity, age, amount, money, year, colour, name, person, place,
     thing or open), the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
 
     kind: str
@@ -202,7 +210,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "identity":
         subject = identity_subject(question)
         return describe(subject, sentence, chunk, previous) if subject else None
-    if asked.kind == "amount":
+    if asked.kind in ("amount", "age"):
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None
     if asked.kind == "money":  # a price is an amount of coin: "15g", not the "2" of "2 dwarves"
@@ -284,7 +292,7 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
         if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
-    if asked.kind in ("amount", "money"):
+    if asked.kind in ("amount", "money", "age"):
         return (
             None if re.search(rf"{_NUMBER}|\b(gold|gp|platinum|silver|copper|coins?|free)\b", sentence, re.I) else label
         )

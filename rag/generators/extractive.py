@@ -27,6 +27,7 @@ from rag.generators._reading import (
     session_label,
     short_answer,
 )
+from rag.generators._unsaid import unsaid
 from rag.models import Hit
 from rag.names import STOPWORDS, norm
 from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
@@ -164,6 +165,10 @@ class ExtractiveGenerator(Generator):
             if says_unknown(asked, s.text):
                 self.support_note = f"{session_label(s.hit.chunk)} only says “{s.text.rstrip()}”"
                 return 0.0
+        never = unsaid(question, sentences)
+        if never:
+            self.support_note = never
+            return 0.0
         about = asked.kind == "thing" and bool(asked.names)  # "What power does the Heart of the Wild have?"
         if about:  # only passages that name what it is asked about can say what it has
             sentences = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)] or sentences

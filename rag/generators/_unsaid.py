@@ -1,0 +1,98 @@
+"""Questions about something the notes never mention: "Who is the mayor of Port Nyanzaru?", "When is Morgan's
+birthday?", "What is the name of Yosei's father?".
+
+Why: such a question shares its names with many passages (Port Nyanzaru, Morgan, Yosei), so retrieval finds
+passages about them and every score looks like an answer's; the answerer then led with whatever name the best
+sentence held ("Harpers." for the mayor). What gives it away is the thing asked about (the mayor, the birthday,
+the father): when no sentence of the passages found mentions it at all, the notes cannot say it. Only three
+question shapes are read this way, the ones that ask for an attribute by its own word; other questions often
+use a word the notes do not ("What contraband…" answered by "narcotics"), so they are left to the scores.
+Private to the extractive backend.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.generators._reading import has_new_name
+from rag.names import norm
+
+_OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
+_THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+_SHAPES = (
+    # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
+    ("name", re.compile(rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*)")),
+    # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
+    (
+        "role",
+        re.compile(
+            rf"^\W*(?:who|what)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+{_THING}\s+(?:of|to|for|on|in|at|aboard)\s",
+            re.I,
+        ),
+    ),
+    # "When is Morgan's birthday?", "What is Eku Stormfang's favourite drink?", "Who is Vex's brother?"
+    ("owned", re.compile(rf"^\W*(?:who|what|when|where|which)\s+(?:is|was|are|were)\s+{_OWNER}{_THING}\W*$", re.I)),
+)
+_GENERAL = frozenset({"name", "title", "one", "thing", "kind", "sort", "type", "part", "deal", "story", "point"})
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """The thing a question asks about in its own words (``thing``: "first mate"; ``noun``, its last word, is what
+    a sentence must say), whose it is (``owner``, "" when the question gives none) and whether the answer is a
+    name (``shape`` "name")."""
+
+    shape: str
+    thing: str
+    owner: str
+
+    @property
+    def noun(self) -> str:
+        return self.thing.split()[-1]
+
+
+def asked_attribute(question: str) -> Attribute | None:
+    for shape, pattern in _SHAPES:
+        m = pattern.search(question.strip())
+        if not m:
+            continue
+        thing = m.group("thing").casefold()
+        if thing.split()[-1] in _GENERAL:
+            return None
+        owner = m.groupdict().get("owner") or ""
+        return Attribute(shape, thing, owner if owner[:1].isupper() else "")
+    return None
+
+
+def _mentions(word: str, text: str) -> bool:
+    stem = re.escape(word.removesuffix("s"))
+    return bool(re.search(rf"\b{stem}(?:s|es)?\b", text, re.I))
+
+
+def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
+    """A sentence of the passages found mentions the thing (and its owner, when the question gives one: in the
+    sentence, the one before it, or as the page's title); for a name, the sentence also holds a name the question
+    lacks. ``sentences``: the answerer's ``Sentence`` objects (text, previous, hit)."""
+    owner = f" {norm(attribute.owner)} " if attribute.owner else ""
+    first = norm(attribute.owner).split()[0] if attribute.owner else ""
+    for s in sentences:
+        if not _mentions(attribute.noun, s.text):
+            continue
+        if owner:
+            around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
+            if owner not in around and not (len(first) >= 4 and f" {first} " in around):
+                continue
+        if attribute.shape == "name" and not has_new_name(question, s.text):
+            continue
+        return True
+    return False
+
+
+def unsaid(question: str, sentences) -> str | None:
+    """Why the notes cannot answer, in a player's words, or None when they may."""
+    attribute = asked_attribute(question)
+    if attribute is None or said_anywhere(attribute, question, sentences):
+        return None
+    whose = f"{attribute.owner}'s " if attribute.owner else "a "
+    return f"no passage found mentions {whose}{attribute.thing}"
