@@ -334,6 +334,8 @@ def test_a_question_asking_for_an_attribute_by_its_own_word(question, shape, thi
         "What monster did the Mighty Nein fight in their first round?",
         "Who is Ras Nsi?",
         "What is the name of the one who gave us the map?",  # the one: a person, said any way
+        "What was the purpose of the ritual?",  # asks for an explanation: "to wake the god"
+        "What is Artus's plan?",
     ],
 )
 def test_other_questions_are_left_to_the_scores(question):
@@ -365,6 +367,10 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     assert gen.support("Who is the mayor of Port Nyanzaru?", told) > 0
     assert gen.support("What is the name of Morgan's horse?", told) > 0
     assert "Biscuit" in "".join(gen.generate("What is the name of Morgan's horse?", told))
+    # a page's heading says what its lines are: "## Weapon" then "A moonlit glaive"
+    page = hit("A moonlit glaive she calls Selune's Edge.", 5, 1, heading="Weapon")
+    page = replace(page, chunk=replace(page.chunk, source="PCs/Ash.md", title="Ash", session=None))
+    assert unsaid("What is Ash's weapon?", split_sentences(page)) is None
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
     assert unsaid("What is the name of Morgan's horse?", later) is None

@@ -34,7 +34,15 @@ _SHAPES = (
     # "When is Morgan's birthday?", "What is Eku Stormfang's favourite drink?", "Who is Vex's brother?"
     ("owned", re.compile(rf"^\W*(?:who|what|when|where|which)\s+(?:is|was|are|were)\s+{_OWNER}{_THING}\W*$", re.I)),
 )
-_GENERAL = frozenset({"name", "title", "one", "thing", "kind", "sort", "type", "part", "deal", "story", "point"})
+# Words that ask for an explanation, not a thing the notes would name by that word ("What was the purpose of the
+# ritual?" is answered by "to wake the god"): such questions are left to the scores.
+_EXPLANATION_WORDS = """
+name title one thing kind sort type part deal story point purpose result reason cause meaning outcome effect goal
+plan situation status state consequence significance source origin truth problem solution answer difference
+relationship relation connection role job motive motivation backstory history opinion view feeling attitude mood
+fate condition idea theory importance use way secret matter
+"""
+_GENERAL = frozenset(_EXPLANATION_WORDS.split())
 
 
 @dataclass(frozen=True)
@@ -71,13 +79,13 @@ def _mentions(word: str, text: str) -> bool:
 
 
 def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
-    """A sentence of the passages found mentions the thing (and its owner, when the question gives one: in the
+    """A sentence of the passages found mentions the thing, or sits under a heading that does (and its owner, when the question gives one: in the
     sentence, the one before it, or as the page's title); for a name, the sentence also holds a name the question
     lacks. ``sentences``: the answerer's ``Sentence`` objects (text, previous, hit)."""
     owner = f" {norm(attribute.owner)} " if attribute.owner else ""
     first = norm(attribute.owner).split()[0] if attribute.owner else ""
     for s in sentences:
-        if not _mentions(attribute.noun, s.text):
+        if not _mentions(attribute.noun, s.text) and not _mentions(attribute.noun, s.hit.chunk.heading or ""):
             continue
         if owner:
             around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
