@@ -273,7 +273,8 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
 
 def test_no_lead_rather_than_a_wrong_one():
     """A short answer a player would read as wrong is worse than none: a name in the sentence for "What
-    monster…", the "2000" of "2000-3000 years ago" for a year, scare quotes, or the asker's friend by surname."""
+    monster…", the "2000" of "2000-3000 years ago" for a year, scare quotes, the asker's friend by surname, or
+    for "Who…?" the place something happened in."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
 
     def lead(question: str, text: str, **chunk) -> str:
@@ -296,6 +297,10 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("What techniques did the cousins learn with ball bearings?", scare) == ""
     armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
     assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""
+    # where something happened is not who did it; whom it went to may be
+    where = "There are agents of the Harpers in Port Nyanzaru, watching the docks."
+    assert lead("Who betrayed the Harpers?", where) == ""
+    assert lead("Who did Herris give the map to?", "Herris gives the map to Vex in the mines.").startswith("Vex.")
 
 
 def test_a_quote_marks_where_a_note_line_ends_without_punctuation():

@@ -60,6 +60,7 @@ _COLOURS = re.compile(
 )
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
+_IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
     r"\b(tbd|tba|unknown|unnamed|didn'?t catch|did not catch|don'?t know|do not know|no idea|not sure|unclear|cagy|"
@@ -67,42 +68,12 @@ UNKNOWN = re.compile(
     re.I,
 )
 # Capitalised only because they start a sentence.
-_STARTERS = frozenset(
-    [
-        "later",
-        "meanwhile",
-        "afterwards",
-        "finally",
-        "eventually",
-        "suddenly",
-        "today",
-        "tonight",
-        "tomorrow",
-        "yesterday",
-        "everyone",
-        "someone",
-        "nobody",
-        "next",
-        "first",
-        "once",
-        "now",
-        "here",
-        "there",
-        "back",
-        "soon",
-        "still",
-        "instead",
-        "however",
-        "unfortunately",
-        "luckily",
-        "apparently",
-        "together",
-        "inside",
-        "outside",
-        "along",
-        "upon",
-    ]
-)
+_STARTER_WORDS = """
+later meanwhile afterwards finally eventually suddenly today tonight tomorrow yesterday everyone someone
+nobody next first once now here there back soon still instead however unfortunately luckily apparently
+together inside outside along upon
+"""
+_STARTERS = frozenset(_STARTER_WORDS.split())
 DETAIL_KINDS = {
     "age": "an age",
     "amount": "an amount",
@@ -237,7 +208,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
         return (placed or [None])[0]
-    return (new or [None])[0]
+    return next((n for n in new if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:
