@@ -321,6 +321,8 @@ def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
     ("question", "shape", "thing", "owner"),
     [
         ("What is the name of Yosei's father?", "name", "father", "Yosei"),
+        ("What was Grog's dad's name?", "name", "dad", "Grog"),
+        ("What is Caleb's cat called?", "name", "cat", "Caleb"),
         ("What was the title of the song Toya sang?", "name", "song", ""),
         ("Who is the mayor of Port Nyanzaru?", "role", "mayor", ""),
         ("Who is the first mate on the gnome captain's ship?", "role", "first mate", ""),
@@ -376,6 +378,10 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     page = hit("A moonlit glaive she calls Selune's Edge.", 5, 1, heading="Weapon")
     page = replace(page, chunk=replace(page.chunk, source="PCs/Ash.md", title="Ash", session=None))
     assert unsaid("What is Ash's weapon?", split_sentences(page)) is None
+    # players say "dad" where the notes say "father"
+    family = split_sentences(hit("Vex and Vax meet their father, Syldor Vessar, in Syngorn.", 7, 1))
+    assert unsaid("What was Vex's dad's name?", family) is None
+    assert unsaid("What was Grog's dad's name?", family) == "no passage found mentions Grog's dad"
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
     assert unsaid("What is the name of Morgan's horse?", later) is None

@@ -23,6 +23,8 @@ _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
     ("name", re.compile(rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*)")),
+    # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
+    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name\b|\s+called\W*$)")),
     # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
     (
         "role",
@@ -73,9 +75,20 @@ def asked_attribute(question: str) -> Attribute | None:
     return None
 
 
+# Players say "dad" where the notes say "father": the words of one family, and boats, count as one.
+_SAME = [
+    {"dad", "father", "pa"},
+    {"mom", "mum", "mother", "ma"},
+    {"kid", "child", "children", "son", "daughter", "baby"},
+    {"wife", "husband", "spouse", "partner"},
+    {"ship", "boat", "vessel"},
+]
+
+
 def _mentions(word: str, text: str) -> bool:
-    stem = re.escape(word.removesuffix("s"))
-    return bool(re.search(rf"\b{stem}(?:s|es)?\b", text, re.I))
+    said = next((same for same in _SAME if word in same or word.removesuffix("s") in same), {word})
+    stems = "|".join(re.escape(w.removesuffix("s")) for w in sorted(said))
+    return bool(re.search(rf"\b(?:{stems})(?:s|es)?\b", text, re.I))
 
 
 def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
