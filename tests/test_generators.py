@@ -382,6 +382,8 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     family = split_sentences(hit("Vex and Vax meet their father, Syldor Vessar, in Syngorn.", 7, 1))
     assert unsaid("What was Vex's dad's name?", family) is None
     assert unsaid("What was Grog's dad's name?", family) == "no passage found mentions Grog's dad"
+    tavern = split_sentences(hit("We stay the night at the Leaky Tap, a tavern by the docks.", 8, 1))
+    assert unsaid("What was the name of the inn we stayed at?", tavern) is None
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
     assert unsaid("What is the name of Morgan's horse?", later) is None

@@ -4,8 +4,8 @@ birthday?", "What is the name of Yosei's father?".
 Why: such a question shares its names with many passages (Port Nyanzaru, Morgan, Yosei), so retrieval finds
 passages about them and every score looks like an answer's; the answerer then led with whatever name the best
 sentence held ("Harpers." for the mayor). What gives it away is the thing asked about (the mayor, the birthday,
-the father): when no sentence of the passages found mentions it at all, the notes cannot say it. Only three
-question shapes are read this way, the ones that ask for an attribute by its own word; other questions often
+the father): when no sentence of the passages found mentions it at all, the notes cannot say it. Only the
+question shapes that ask for an attribute by its own word are read this way (``_SHAPES``); other questions often
 use a word the notes do not ("What contraband…" answered by "narcotics"), so they are left to the scores.
 Private to the extractive backend.
 """
@@ -75,13 +75,17 @@ def asked_attribute(question: str) -> Attribute | None:
     return None
 
 
-# Players say "dad" where the notes say "father": the words of one family, and boats, count as one.
+# Players say "dad" where the notes say "father", "inn" where they say "tavern": such words count as one.
 _SAME = [
     {"dad", "father", "pa"},
     {"mom", "mum", "mother", "ma"},
     {"kid", "child", "children", "son", "daughter", "baby"},
     {"wife", "husband", "spouse", "partner"},
     {"ship", "boat", "vessel"},
+    {"inn", "tavern", "pub", "bar"},
+    {"town", "city", "village"},
+    {"horse", "mount", "steed"},
+    {"sword", "blade"},
 ]
 
 
