@@ -150,6 +150,9 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
         ("What is the name of the fisherman Rinaldo's daughter?", "A fisherman named Rinaldo thanks them.", "a name"),
         ("What did Nott name the horses?", "Nott names them Loo, John and Toilet.", None),
         ("Who gave them a map?", "Herris gives them a map.", None),  # no detail asked: no rule
+        ("What's Vex's bear's name?", "Vex's bear follows her home.", "a name"),
+        # it mentions a name but asks what the saint must do: no name is asked for
+        ("What did the saint need to do if he could not find out the giant's name?", "He must give his eyes.", None),
     ],
 )
 def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
@@ -287,6 +290,7 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("What monster was disguised as a tropical isle?", tale, entities=("Ubtao",)) == ""
     named = "Deep in the caves Vex tames a bear named Trinket, who follows her home."
     assert lead("Which bear did Vex tame?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
+    assert lead("What's Vex's bear's name?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
     code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
     assert lead("What code word did the party agree on?", code).startswith("Jenga.")
     assert lead("What year is it in the campaign?", "Ras Nsi was exiled 2000-3000 years ago, in the campaign.") == ""
@@ -346,6 +350,7 @@ def test_a_question_asking_for_an_attribute_by_its_own_word(question, shape, thi
     ],
 )
 def test_other_questions_are_left_to_the_scores(question):
+    """Only the shapes that ask for a thing by its own word are refused when no passage mentions it."""
     assert asked_attribute(question) is None
 
 

@@ -28,7 +28,8 @@ _KINDS = (  # first match wins
     ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
-    ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b|\bcalled\b", re.I)),
+    ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),
+    ("name", re.compile(r"^\W*what(?:['’]s|\s+is|\s+was|\s+were)\s.*['’]s\s+(?:real\s+)?name\W*$", re.I)),
     ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
     ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
     (

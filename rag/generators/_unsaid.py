@@ -24,7 +24,7 @@ _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
     ("name", re.compile(rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*)")),
     # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
-    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name\b|\s+called\W*$)")),
+    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name|\s+called)\W*$")),
     # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
     (
         "role",
