@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.generators._reading import has_new_name
+from rag.generators._reading import has_new_name, said_by_one_word
 from rag.names import norm
 
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
@@ -44,7 +44,7 @@ plan situation status state consequence significance source origin truth problem
 relationship relation connection role job motive motivation backstory history opinion view feeling attitude mood
 fate condition idea theory importance use way secret matter
 """
-_GENERAL = frozenset(_EXPLANATION_WORDS.split())
+_EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def asked_attribute(question: str) -> Attribute | None:
         if not m:
             continue
         thing = m.group("thing").casefold()
-        if thing.split()[-1] in _GENERAL:
+        if thing.split()[-1] in _EXPLANATIONS:
             return None
         owner = m.groupdict().get("owner") or ""
         return Attribute(shape, thing, owner if owner[:1].isupper() else "")
@@ -89,24 +89,25 @@ _SAME = [
 ]
 
 
-def _mentions(word: str, text: str) -> bool:
+def _mention(word: str) -> re.Pattern:
+    """The word, or one that counts as the same (``_SAME``), singular or plural."""
     said = next((same for same in _SAME if word in same or word.removesuffix("s") in same), {word})
     stems = "|".join(re.escape(w.removesuffix("s")) for w in sorted(said))
-    return bool(re.search(rf"\b(?:{stems})(?:s|es)?\b", text, re.I))
+    return re.compile(rf"\b(?:{stems})(?:s|es)?\b", re.I)
 
 
 def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
-    """A sentence of the passages found mentions the thing, or sits under a heading that does (and its owner, when the question gives one: in the
-    sentence, the one before it, or as the page's title); for a name, the sentence also holds a name the question
-    lacks. ``sentences``: the answerer's ``Sentence`` objects (text, previous, hit)."""
-    owner = f" {norm(attribute.owner)} " if attribute.owner else ""
-    first = norm(attribute.owner).split()[0] if attribute.owner else ""
+    """A sentence of the passages found mentions the thing, or sits under a heading that does; with its owner,
+    when the question gives one (in the sentence, the one before it, or as the page's title); and for a name, the
+    sentence also holds a name the question lacks. ``sentences``: the answerer's ``Sentence`` objects."""
+    mentions = _mention(attribute.noun)
+    owner = norm(attribute.owner)
     for s in sentences:
-        if not _mentions(attribute.noun, s.text) and not _mentions(attribute.noun, s.hit.chunk.heading or ""):
+        if not (mentions.search(s.text) or mentions.search(s.hit.chunk.heading or "")):
             continue
         if owner:
             around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
-            if owner not in around and not (len(first) >= 4 and f" {first} " in around):
+            if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
                 continue
         if attribute.shape == "name" and not has_new_name(question, s.text):
             continue
