@@ -366,7 +366,7 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     assert gen.support("Who is the mayor of Port Nyanzaru?", city) == 0.0
     assert gen.support_note == "no passage found mentions a mayor"
     assert gen.support("What is the name of Morgan's horse?", city) == 0.0  # a horse, but not hers
-    assert gen.support_note == "no passage found mentions Morgan's horse"
+    assert gen.support_note == "no passage found names Morgan's horse"
     assert gen.support("When is Morgan's birthday?", city) == 0.0
     assert (
         gen.support("How old is Morgan?", city) == 0.0 and gen.support_note == "the closest passage never gives an age"
@@ -386,9 +386,21 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     # players say "dad" where the notes say "father"
     family = split_sentences(hit("Vex and Vax meet their father, Syldor Vessar, in Syngorn.", 7, 1))
     assert unsaid("What was Vex's dad's name?", family) is None
-    assert unsaid("What was Grog's dad's name?", family) == "no passage found mentions Grog's dad"
+    assert unsaid("What was Grog's dad's name?", family) == "no passage found names Grog's dad"
     tavern = split_sentences(hit("We stay the night at the Leaky Tap, a tavern by the docks.", 8, 1))
     assert unsaid("What was the name of the inn we stayed at?", tavern) is None
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
     assert unsaid("What is the name of Morgan's horse?", later) is None
+    # a name further off in the sentence names something else
+    astral = split_sentences(
+        hit("Valindra banishes Locke to the Astral Sea, and he thinks he sees Betsy's ship.", 9, 1)
+    )
+    assert unsaid("What is the name of Betsy's ship?", astral) == "no passage found names Betsy's ship"
+    named = split_sentences(hit("Betsy waves from the deck. Her ship, the Sea Wyrm, sails into the bay.", 9, 1))
+    assert unsaid("What is the name of Betsy's ship?", named) is None
+    # the thing is described in the question's own words; the name is what is missing
+    cocoon = split_sentences(hit("Cut the cocoon open and there is an elderly half-elf, ropes and staff.", 1, 1))
+    question = "What was the name of the old half-elf we cut out of the spider cocoon?"
+    assert asked_attribute(question) == Attribute("name", "old half-elf", "")
+    assert unsaid(question, cocoon) == "no passage found names the old half-elf"

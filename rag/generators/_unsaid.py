@@ -15,14 +15,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.generators._reading import has_new_name, said_by_one_word
+from rag.generators._reading import said_by_one_word
 from rag.names import norm
 
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
-    ("name", re.compile(rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*)")),
+    (
+        "name",
+        re.compile(
+            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
+        ),
+    ),
     # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
     ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name|\s+called)\W*$")),
     # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
@@ -45,6 +50,13 @@ relationship relation connection role job motive motivation backstory history op
 fate condition idea theory importance use way secret matter
 """
 _EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
+# Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard"
+_STOP_WORDS = "we you i they he she it that who which whom whose in on at from with of to for by our my his her their"
+_STOPS = frozenset(_STOP_WORDS.split())
+# A name is the thing's when said this close to it: "names the borrowed ship Going Merry", "their father, Syldor",
+# "the Leaky Tap, a tavern"; a name further off in the sentence names something else ("Valindra casts banishment
+# on Locke, and he floats in the Astral Sea and thinks he sees Betsy's ship").
+NAME_NEAR = 4
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,9 @@ def asked_attribute(question: str) -> Attribute | None:
         m = pattern.search(question.strip())
         if not m:
             continue
-        thing = m.group("thing").casefold()
+        words = m.group("thing").casefold().split()
+        cut = next((i for i, w in enumerate(words) if w in _STOPS), len(words))
+        thing = " ".join(words[:cut] or words[:1])
         if thing.split()[-1] in _EXPLANATIONS:
             return None
         owner = m.groupdict().get("owner") or ""
@@ -109,10 +123,24 @@ def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
             around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
             if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
                 continue
-        if attribute.shape == "name" and not has_new_name(question, s.text):
+        if attribute.shape == "name" and not named_near(question, s.text, mentions):
             continue
         return True
     return False
+
+
+def named_near(question: str, sentence: str, mentions: re.Pattern) -> bool:
+    """A name the question lacks (a capitalised word, not the sentence's first) within ``NAME_NEAR`` words of a
+    mention of the thing."""
+    asked = {w.removesuffix("'s").removesuffix("’s") for w in re.findall(r"[\w'’-]+", question.casefold())}
+    tokens = re.findall(r"[\w'’-]+", sentence)
+    things = [i for i, t in enumerate(tokens) if mentions.fullmatch(t.removesuffix("'s").removesuffix("’s"))]
+    named = [
+        i
+        for i, t in enumerate(tokens)
+        if i and t[:1].isupper() and t.casefold().removesuffix("'s").removesuffix("’s") not in asked
+    ]
+    return any(abs(i - j) <= NAME_NEAR for i in named for j in things)
 
 
 def unsaid(question: str, sentences) -> str | None:
@@ -120,5 +148,9 @@ def unsaid(question: str, sentences) -> str | None:
     attribute = asked_attribute(question)
     if attribute is None or said_anywhere(attribute, question, sentences):
         return None
-    whose = f"{attribute.owner}'s " if attribute.owner else "a "
-    return f"no passage found mentions {whose}{attribute.thing}"
+    if attribute.owner:
+        whose = f"{attribute.owner}'s "
+    else:
+        whose = "the " if attribute.shape == "name" else "an " if attribute.thing[:1] in "aeiou" else "a "
+    verb = "names" if attribute.shape == "name" else "mentions"
+    return f"no passage found {verb} {whose}{attribute.thing}"
