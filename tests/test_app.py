@@ -334,7 +334,7 @@ def test_settings_chunking_change_offers_reindex(tmp_path):
     indexed(tmp_path)
     remember_source(load_config(), "demo", tmp_path / "vault")
     at = start("pages/settings.py")
-    at.number_input(key="s_max_chars").set_value(400)
+    at.number_input(key="s_max_chars").set_value(800)  # above min_chars (500)
     at.button(key="s_save_chunking").click()
     at.run()
     assert "Saved." in texts(at.success)

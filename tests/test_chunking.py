@@ -14,7 +14,9 @@ from tests.helpers import SHARED
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 CRD3 = SHARED / "crd3-notes"
-CFG = ChunkingConfig()
+# The bullet-by-bullet rules, read at the floor that keeps a short bullet its own passage (the default merges
+# bullets up to 500 characters: test_short_bullets_are_merged_until_a_passage_says_who_and_where).
+CFG = ChunkingConfig(min_chars=120)
 
 
 def norm(s: str) -> str:  # the evaluation's matching rule, copied from the data README
@@ -334,9 +336,9 @@ def test_each_passage_carries_its_neighbours_as_context_within_its_note():
     assert chunks[0].context == "\n".join(texts[:2])  # the first has only a next neighbour
     assert chunks[2].context == "\n".join(texts[1:4])
     assert chunks[3].context == "\n".join(texts[2:])
-    wider = chunk_note(note(body), "demo", ChunkingConfig(context_window=2))
+    wider = chunk_note(note(body), "demo", ChunkingConfig(context_window=2, min_chars=120))
     assert wider[0].context == "\n".join(texts[:3])
-    alone = chunk_note(note(body), "demo", ChunkingConfig(context_window=0))
+    alone = chunk_note(note(body), "demo", ChunkingConfig(context_window=0, min_chars=120))
     assert [c.context for c in alone] == [""] * 4 and [c.text for c in alone] == texts
     assert alone[1].id == chunks[1].id and alone[1].content_hash != chunks[1].content_hash  # same passage, re-indexed
 
@@ -354,7 +356,7 @@ def test_a_lead_in_paragraph_keeps_the_list_it_introduces():
     chunks = chunk_note(note, "demo", CFG)
     cursed = next(c for c in chunks if "cursed" in c.text)
     assert "Your hair turns white" in cursed.text and "You cannot lie" in cursed.text
-    apart = chunk_note(note, "demo", ChunkingConfig(lead_in=False))
+    apart = chunk_note(note, "demo", ChunkingConfig(lead_in=False, min_chars=120))
     assert "Your hair turns white" not in next(c for c in apart if "cursed" in c.text).text
 
 
@@ -375,3 +377,21 @@ def test_an_unpunctuated_line_right_above_a_list_keeps_it():
     note = parse_note(f"Open in the tavern in Port Nyanzaru, level 2\n{bullets}", "Session 2.md", NotesConfig())
     opener = next(c for c in chunk_note(note, "demo", CFG) if "Open in the tavern" in c.text)
     assert "number 1" not in opener.text  # a session's own bullets under its opening line stay passages of their own
+
+
+def test_short_bullets_are_merged_until_a_passage_says_who_and_where():
+    """Bullets typed at the table ("Worth 500-600 gold") say neither who nor where; by default a passage takes in
+    the bullets after it until it holds 500 characters, so the one that answers comes with its scene."""
+    body = (
+        "## Archie's shop\n"
+        "- Archie, the blind old dwarf, hires us: his shop was ransacked last night\n"
+        "- At night people came in and stole a shipment\n"
+        "- Shipment: 4 crates, stamped, various herbs, nice bottles, powdered magnesium\n"
+        "- Worth 500-600 gold\n"
+        "- Backroom: cold, damp, a rectangle on the floor\n"
+    )
+    merged = chunk_note(note(body), "c", ChunkingConfig())
+    worth = next(c for c in merged if "Worth 500-600 gold" in c.text)
+    assert "Archie" in worth.text and "Archie's shop" in worth.text
+    apart = chunk_note(note(body), "c", ChunkingConfig(min_chars=120))
+    assert "Archie, the blind" not in next(c for c in apart if "Worth 500-600 gold" in c.text).text

@@ -45,7 +45,7 @@ def test_the_demo_ships_its_vectors_so_a_first_start_embeds_nothing(tmp_path, re
     pipeline = Pipeline(config, embedder=real_embedder)
     try:
         report = pipeline.index(notes, "demo")
-        assert report.embedded == 0 and report.reused == report.chunks > 400
+        assert report.embedded == 0 and report.reused == report.chunks > 200
         hits = pipeline.with_settings({"retrieval.mode": "dense"}).search("Foreman Herris hands them a map").hits
         assert "map of the mines" in hits[0].chunk.text  # the shipped vectors are the passages' own
         # a changed note: only its changed passage is embedded; the rest still comes from the shipped file

@@ -61,7 +61,7 @@ def vault(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def loaded(vault):
     notes, skipped = load_notes(vault, CFG)
-    return {n.source: n for n in notes}, skipped, chunk_notes(notes, "demo", ChunkingConfig())
+    return {n.source: n for n in notes}, skipped, chunk_notes(notes, "demo", ChunkingConfig(min_chars=120))
 
 
 def chunks_of(loaded, source: str) -> list[Chunk]:
@@ -131,7 +131,7 @@ def test_many_passages_on_one_page_stay_apart_by_name(tmp_path):
         pdf.multi_cell(0, 6, f"Paragraph {n}: " + "the jungle is loud and the rain never stops. " * 6)
         pdf.ln(4)
     pdf.output(str(tmp_path / "Rain.pdf"))
-    chunks = chunk_notes(load_notes(tmp_path, CFG)[0], "demo", ChunkingConfig(max_chars=400))
+    chunks = chunk_notes(load_notes(tmp_path, CFG)[0], "demo", ChunkingConfig(max_chars=400, min_chars=120))
     assert len(chunks) > 1 and {c.page for c in chunks} == {1}
     assert [c.name for c in chunks][:2] == ["Rain, p. 1", "Rain, p. 1 (2)"]
     assert len({c.name for c in chunks}) == len(chunks)

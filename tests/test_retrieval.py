@@ -14,6 +14,7 @@ from tests.helpers import SMALL_CAMPAIGN, write_notes
 def indexed(tmp_path, engine: str, notes: dict[str, str], campaign: str) -> Pipeline:
     folder = write_notes(tmp_path / "notes", notes)
     settings = {"store.backend": engine, "campaign": campaign, "retrieval.candidates": 10, "reranker.enabled": False}
+    settings["chunking.min_chars"] = 120  # a passage per bullet: these tests are about the stages between bullets
     config = load_config(overrides=settings)  # the first stages and the fusion, without the second look
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(folder)

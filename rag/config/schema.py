@@ -63,7 +63,9 @@ class SecretsConfig(Section):
 
 class ChunkingConfig(Section):
     max_chars: int = Field(1200, ge=100)  # a bullet longer than this is split on sentences
-    min_chars: int = Field(120, ge=0)  # consecutive bullets shorter than this are merged
+    # consecutive bullets are merged while shorter than this: a bullet typed at the table ("Worth 500-600 gold")
+    # says nothing on its own of who or where (docs/EVALUATION.md, "Passages of bullets")
+    min_chars: int = Field(500, ge=0)
     overlap_sentences: int = Field(1, ge=0, le=5)
     heading_prefix: bool = True  # prefix each chunk with its scene heading
     # passages on each side that a passage is also keyword-searched with ("nearby words"): a bullet
@@ -114,7 +116,7 @@ class RetrievalConfig(Section):
     query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
     expander: ExpanderName = "vault"  # vault: the notes' other names (+ the LLM's phrasings if configured); llm
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
-    expansion_weight: float = Field(0.6, ge=0, le=1)  # the phrasings' scores count this much of the question's
+    expansion_weight: float = Field(0.3, ge=0, le=1)  # the phrasings' scores count this much of the question's
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions
