@@ -113,7 +113,8 @@ def _mention(word: str) -> re.Pattern:
 def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
     """A sentence of the passages found mentions the thing, or sits under a heading that does; with its owner,
     when the question gives one (in the sentence, the one before it, or as the page's title); and for a name, the
-    sentence also holds a name the question lacks. ``sentences``: the answerer's ``Sentence`` objects."""
+    sentence also gives the thing a name the question lacks (``named_near``). ``sentences``: the answerer's
+    ``Sentence`` objects."""
     mentions = _mention(attribute.noun)
     owner = norm(attribute.owner)
     for s in sentences:
