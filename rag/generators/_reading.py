@@ -59,6 +59,8 @@ _COLOURS = re.compile(
     r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
     re.I,
 )
+_LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
+_TOKEN = re.compile(r"[\w'’-]+")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
 _IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
@@ -247,11 +249,27 @@ def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
 
 
+def _unasked_capitals(question: str, sentence: str) -> list[re.Match]:
+    """Capitalised words, not first in the sentence (a quote or bracket may open them), that the question lacks."""
+    asked = _words(question)
+    return [m for m in _LATER_CAPITAL.finditer(sentence) if m.group(1).casefold().removesuffix("'s") not in asked]
+
+
 def has_new_name(question: str, sentence: str) -> bool:
     """A capitalised word, not first in its sentence, that the question lacks: what a "name" answer needs."""
-    asked = _words(question)
-    found = re.findall(r"(?<=[\w,;:)] )[A-Z][\w'’-]+", sentence)
-    return any(n.casefold().removesuffix("'s") not in asked for n in found)
+    return bool(_unasked_capitals(question, sentence))
+
+
+def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bool:
+    """A new name (``has_new_name``) within ``near`` words of a mention of ``thing``: "names the borrowed ship Going
+    Merry" names the ship, "…in the Astral Sea and thinks he sees Betsy's ship" does not."""
+
+    def place(offset: int) -> int:
+        return len(_TOKEN.findall(sentence[:offset]))
+
+    names = [place(m.start(1)) for m in _unasked_capitals(question, sentence)]
+    things = [place(m.start()) for m in thing.finditer(sentence)]
+    return any(abs(i - j) <= near for i in names for j in things)
 
 
 def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:

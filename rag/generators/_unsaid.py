@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.generators._reading import said_by_one_word
+from rag.generators._reading import named_near, said_by_one_word
 from rag.names import norm
 
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
@@ -81,11 +81,9 @@ def asked_attribute(question: str) -> Attribute | None:
             continue
         words = m.group("thing").casefold().split()
         cut = next((i for i, w in enumerate(words) if w in _STOPS), len(words))
-        thing = " ".join(words[:cut] or words[:1])
-        if thing.split()[-1] in _EXPLANATIONS:
-            return None
         owner = m.groupdict().get("owner") or ""
-        return Attribute(shape, thing, owner if owner[:1].isupper() else "")
+        attribute = Attribute(shape, " ".join(words[:cut] or words[:1]), owner if owner[:1].isupper() else "")
+        return None if attribute.noun in _EXPLANATIONS else attribute
     return None
 
 
@@ -124,24 +122,10 @@ def said_anywhere(attribute: Attribute, question: str, sentences) -> bool:
             around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
             if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
                 continue
-        if attribute.shape == "name" and not named_near(question, s.text, mentions):
+        if attribute.shape == "name" and not named_near(question, s.text, mentions, NAME_NEAR):
             continue
         return True
     return False
-
-
-def named_near(question: str, sentence: str, mentions: re.Pattern) -> bool:
-    """A name the question lacks (a capitalised word, not the sentence's first) within ``NAME_NEAR`` words of a
-    mention of the thing."""
-    asked = {w.removesuffix("'s").removesuffix("’s") for w in re.findall(r"[\w'’-]+", question.casefold())}
-    tokens = re.findall(r"[\w'’-]+", sentence)
-    things = [i for i, t in enumerate(tokens) if mentions.fullmatch(t.removesuffix("'s").removesuffix("’s"))]
-    named = [
-        i
-        for i, t in enumerate(tokens)
-        if i and t[:1].isupper() and t.casefold().removesuffix("'s").removesuffix("’s") not in asked
-    ]
-    return any(abs(i - j) <= NAME_NEAR for i in named for j in things)
 
 
 def unsaid(question: str, sentences) -> str | None:
