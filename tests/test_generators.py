@@ -14,8 +14,9 @@ from rag.config import AnswerConfig
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
 from rag.generators._reading import missing_detail, read_question
+from rag.generators._sentences import split_sentences
 from rag.generators._unsaid import Attribute, asked_attribute, unsaid
-from rag.generators.extractive import ExtractiveGenerator, split_sentences
+from rag.generators.extractive import ExtractiveGenerator
 from rag.models import Chunk, Hit
 from tests.fakes import FakeEmbedder
 from tests.llm_server import KEY, Handler
@@ -56,6 +57,20 @@ def test_extractive_names_the_session_for_which_session_questions():
     text = "".join(gen.generate("In which session did Grog smash the duergar patrol?", HITS))
     assert text.startswith("In Session 3. [Session 3 · Part 4]\n\n")  # the short answer first, on its own line
     assert "Grog smashes a duergar patrol" in text  # then the proof
+
+
+def test_a_session_answer_is_proved_by_that_session_only():
+    """Quotes from another session beside "In Session 3" would cite what does not answer."""
+    hits = [
+        hit("Grog smashes a duergar patrol with his greataxe. The duergar flee into the dark.", 3, 4, 1),
+        hit("Grog smashes a duergar patrol in a story he tells with his greataxe at the inn.", 5, 2, 2),
+    ]
+    question = "In which session did Grog smash the duergar patrol with his greataxe?"
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    assert {s.hit.chunk.session for s in gen.pick(question, hits)} == {3, 5}  # both would be quoted
+    text = "".join(gen.generate(question, hits))
+    assert text.startswith("In Session 3. [Session 3 · Part 4]\n\n")
+    assert "[Session 5 · Part 2]" not in text and "story he tells" not in text
 
 
 def test_sentences_skip_the_heading_line_and_questions():

@@ -11,9 +11,7 @@ missing from the best sentence, or the notes saying plainly that it is not known
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,9 +25,18 @@ from rag.generators._reading import (
     session_label,
     short_answer,
 )
+from rag.generators._sentences import (
+    Sentence,
+    answers,
+    content_words,
+    joined,
+    passage_parts,
+    split_sentences,
+    words,
+)
 from rag.generators._unsaid import unsaid
 from rag.models import Hit
-from rag.names import STOPWORDS, norm
+from rag.names import norm
 from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
 
 # The support score (refusals) and the selection score (which sentences to quote) weigh the same parts
@@ -45,68 +52,8 @@ KEEP_RATIO = 0.6  # sentences near the best one, read for the notes saying plain
 # answers holding the evidence; 0.75 and 0.8 lose evidence).
 PICK_KEEP = 0.7
 QUOTE_WORDS, MAX_QUOTE_SENTENCES = 20, 4  # a quote reads on past the next sentence while it is this short
-MIN_WORDS = 4
-_ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
-_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 MAX_LEAD_SENTENCES = 3  # the best quotes the short answer may be drawn from
 UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that it is not known
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.casefold())
-
-
-def content_words(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
-
-
-def _stem(word: str) -> str:
-    """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet."""
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-@dataclass
-class Sentence:
-    text: str
-    hit: Hit
-    order: int  # position inside its passage, to keep a passage's sentences in reading order
-    score: float = 0.0  # support: how well this sentence answers (the refusal signal)
-    pick: float = 0.0  # selection: support's parts, with more weight on the passage's retrieval rank
-    meaning: float = 0.0
-    overlap: float = 0.0
-    previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
-
-
-def passage_parts(hit: Hit) -> list[str]:
-    """Every sentence and line of the passage in reading order (questions and fragments too), without its
-    heading-prefix line and without bullet marks. A sentence's ``order`` is its place in this list."""
-    parts: list[str] = []
-    lines = hit.chunk.text.splitlines()
-    if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
-        lines = lines[1:]
-    for line in lines:
-        line = line.strip().lstrip("-*+ ").strip()
-        if line and not line.startswith("#"):
-            parts += [part.strip() for part in _SENTENCE.split(line) if part.strip()]
-    return parts
-
-
-def answers(part: str) -> bool:
-    """A sentence that can answer: four words or more, and not a question (a question answers nothing)."""
-    return len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?")
-
-
-def split_sentences(hit: Hit) -> list[Sentence]:
-    """The passage's sentences that can answer (``answers``), each knowing the one before it."""
-    out: list[Sentence] = []
-    for order, part in enumerate(passage_parts(hit)):
-        if answers(part):
-            out.append(Sentence(part, hit, order, previous=out[-1].text if out else ""))
-    return out
 
 
 class ExtractiveGenerator(Generator):
@@ -216,6 +163,7 @@ class ExtractiveGenerator(Generator):
         if lead is not None:
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
+            runs = proving(runs, source, read_question(question).kind)
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             quote = joined([parts[s.hit.chunk.id][order] for order in run])
             yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
@@ -262,14 +210,14 @@ class ExtractiveGenerator(Generator):
         return None
 
 
-def joined(parts: list[str]) -> str:
-    """A quote's sentences as one line; where a note's line ends without punctuation (a bullet, "Mask is arcane,
-    can talk to animals"), a " / " marks the line break, the way quoted verse does, so two lines do not read as one
-    sentence. Nothing is added to the notes' own words."""
-    out = parts[0].rstrip()
-    for part in parts[1:]:
-        out += (" " if out.endswith(_ENDS) else " / ") + part.rstrip()
-    return out
+def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:
+    """The quotes that prove the short answer. "In Session 11" is proved by Session 11's passages: a quote from
+    another session beside it cites what does not answer and leaves the player to guess which to believe
+    (vault-toa: "In Session 33" followed by two quotes from Session 23). Other short answers keep every quote."""
+    if kind != "session" or source.hit.chunk.session is None:
+        return runs
+    session = (source.hit.chunk.campaign_no, source.hit.chunk.session)
+    return [(s, run) for s, run in runs if (s.hit.chunk.campaign_no, s.hit.chunk.session) == session]
 
 
 def names_passage(names: tuple[str, ...], text: str) -> bool:

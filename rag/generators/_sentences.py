@@ -1,0 +1,82 @@
+"""How a passage is cut into the sentences the offline answerer reads and quotes, and how a quote's sentences
+are joined back into one line. Notes mix prose, bullets typed at the table and headings; a "sentence" here is a
+sentence of prose or a line of a list, never a heading, and a question in the notes answers nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.models import Hit
+from rag.names import STOPWORDS
+
+MIN_WORDS = 4
+_ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
+_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.casefold())
+
+
+def content_words(text: str) -> set[str]:
+    return {_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def _stem(word: str) -> str:
+    """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet."""
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@dataclass
+class Sentence:
+    text: str
+    hit: Hit
+    order: int  # position inside its passage, to keep a passage's sentences in reading order
+    score: float = 0.0  # support: how well this sentence answers (the refusal signal)
+    pick: float = 0.0  # selection: support's parts, with more weight on the passage's retrieval rank
+    meaning: float = 0.0
+    overlap: float = 0.0
+    previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
+
+
+def passage_parts(hit: Hit) -> list[str]:
+    """Every sentence and line of the passage in reading order (questions and fragments too), without its
+    heading-prefix line and without bullet marks. A sentence's ``order`` is its place in this list."""
+    parts: list[str] = []
+    lines = hit.chunk.text.splitlines()
+    if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
+        lines = lines[1:]
+    for line in lines:
+        line = line.strip().lstrip("-*+ ").strip()
+        if line and not line.startswith("#"):
+            parts += [part.strip() for part in _SENTENCE.split(line) if part.strip()]
+    return parts
+
+
+def answers(part: str) -> bool:
+    """A sentence that can answer: four words or more, and not a question (a question answers nothing)."""
+    return len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?")
+
+
+def split_sentences(hit: Hit) -> list[Sentence]:
+    """The passage's sentences that can answer (``answers``), each knowing the one before it."""
+    out: list[Sentence] = []
+    for order, part in enumerate(passage_parts(hit)):
+        if answers(part):
+            out.append(Sentence(part, hit, order, previous=out[-1].text if out else ""))
+    return out
+
+
+def joined(parts: list[str]) -> str:
+    """A quote's sentences as one line; where a note's line ends without punctuation (a bullet, "Mask is arcane,
+    can talk to animals"), a " / " marks the line break, the way quoted verse does, so two lines do not read as one
+    sentence. Nothing is added to the notes' own words."""
+    out = parts[0].rstrip()
+    for part in parts[1:]:
+        out += (" " if out.endswith(_ENDS) else " / ") + part.rstrip()
+    return out
