@@ -320,6 +320,14 @@ def test_no_lead_rather_than_a_wrong_one():
     where = "There are agents of the Harpers in Port Nyanzaru, watching the docks."
     assert lead("Who betrayed the Harpers?", where) == ""
     assert lead("Who did Herris give the map to?", "Herris gives the map to Vex in the mines.").startswith("Vex.")
+    # a "who" lead needs a sentence that says the asked verb; the name that does it in the passive comes first
+    sought = "The party was hired to go into Kraghammer seeking Lady Kima of Vord, a halfling paladin."
+    assert lead("Who gave the party the quest in Kraghammer?", sought) == ""
+    assert lead("Who did Percy marry?", "Percy cleans his gun and fires at Clarota in the mines.") == ""
+    hired = "Vox Machina has been hired by their friend Allura Vysoren in Emon to find Lady Kima."
+    assert lead("Who hired the party to find Lady Kima?", hired).startswith("Allura Vysoren.")
+    assert lead("Who was hired by Allura?", hired).startswith("Vox Machina.")
+    assert lead("Who was really behind the hiring?", "Scanlan wore the Hat of Disguise.").startswith("Scanlan.")
 
 
 def test_a_quote_marks_where_a_note_line_ends_without_punctuation():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.generators._who import by_agent_first, says_asked_verb
 from rag.models import Chunk, format_session
 from rag.names import AUXILIARIES, STOPWORDS, names, norm
 
@@ -211,7 +212,9 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
         return (placed or [None])[0]
-    return next((n for n in new if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
+    if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
+        return None
+    return next((n for n in by_agent_first(new, sentence) if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:
