@@ -44,7 +44,7 @@ def base(word: str) -> str:
     if word in _BASE:
         word = _BASE[word]
     else:
-        for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
+        for suffix in ("ing", "eth", "ies", "ied", "es", "ed", "s"):  # "knoweth": old tales
             if len(word) > len(suffix) + 2 and word.endswith(suffix):
                 word = word[: -len(suffix)] + ("i" if suffix in ("ies", "ied") else "")
                 break
