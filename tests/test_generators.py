@@ -308,6 +308,8 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("What's Vex's bear's name?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
     code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
     assert lead("What code word did the party agree on?", code).startswith("Jenga.")
+    speech = 'He nearly dies in the fight. "Locke you look like shit" says Xandala, holding her spear.'
+    assert lead("What weapon does Xandala fight with?", speech) == ""  # words in quotes that are speech name nothing
     assert lead("What year is it in the campaign?", "Ras Nsi was exiled 2000-3000 years ago, in the campaign.") == ""
     assert lead("What year is it in the campaign?", "It's now 1495 in the campaign, the war ended long ago.") == (
         "1495. [Session 29 · Part 1]"

@@ -208,6 +208,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "name":
         return (quoted or new or [None])[0]
     if asked.kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
+        quoted = [q for q in quoted if sum(w.islower() and w not in STOPWORDS for w in q.split()) <= 1]  # not speech
         return (quoted or [n for n in new if names_the_focus(asked.focus, n, sentence)] or [None])[0]
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
