@@ -4,6 +4,7 @@ normal form passages and names are compared in. Shared by the answerer, first me
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|de)\s+(?:the\s+)?|the\s+)?[A-Z][\w'’-]+)*")
 _NOT_NAMES = {
@@ -78,3 +79,14 @@ def norm(text: str) -> str:
     """Case-folded words separated by single spaces: how a name is looked for in a passage, how citation
     labels are compared, and the data sets' evidence-matching rule (shared/data/README.md)."""
     return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet. Shared by the
+    extractive answerer and the learned reranker's features, which must read words the same way."""
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from rag.models import Hit
-from rag.names import STOPWORDS
+from rag.names import STOPWORDS, stem
 
 MIN_WORDS = 4
 _ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
@@ -20,16 +20,7 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
-
-
-def _stem(word: str) -> str:
-    """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet."""
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
 
 
 @dataclass

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 import numpy as np
 
 from rag.models import Hit
-from rag.names import STOPWORDS, names
+from rag.names import STOPWORDS, names, stem
 from rag.search.first_mention import asks_first_mention
 from rag.search.structure import asks_definition, is_reference
 
@@ -75,16 +75,6 @@ COLUMN = {name: i for i, name in enumerate(FEATURES)}
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """Crude and predictable (the extractive answerer's): plurals and -ing/-ed forms meet."""
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def terms(text: str) -> list[str | None]:
