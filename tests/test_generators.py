@@ -328,6 +328,8 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who did Percy marry?", "Percy cleans his gun and fires at Clarota in the mines.") == ""
     hired = "Vox Machina has been hired by their friend Allura Vysoren in Emon to find Lady Kima."
     assert lead("Who hired the party to find Lady Kima?", hired).startswith("Allura Vysoren.")
+    assert lead("Who first hired the party?", hired).startswith("Allura Vysoren.")  # the verb after an adverb
+    assert lead("Who else was hired by Allura?", hired).startswith("Vox Machina.")  # "else" is no verb
     assert lead("Who was hired by Allura?", hired).startswith("Vox Machina.")
     assert lead("Who was really behind the hiring?", "Scanlan wore the Hat of Disguise.").startswith("Scanlan.")
 

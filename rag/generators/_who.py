@@ -29,7 +29,10 @@ bind bound | dig dug | feed fed | flee fled | forgive forgave forgiven | shake s
 spend spent | tear tore torn | wind wound
 """
 _BASE = {form: line.split()[0] for line in _IRREGULAR_FORMS.split("|") for form in line.split()}
-_SUBJECT_QUESTION = re.compile(rf"^\W*who\s+(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)  # "Who gave …"
+# Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
+_ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
+# "Who gave …", "Who first gave …" (the verb after any adverb)
+_SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
 # "Who did Locke marry?"; never "Who was really behind…" (is/was ask who someone is, not what they did)
 _OBJECT_QUESTION = re.compile(r"^\W*whom?\s+(?:did|does|do|has|have|had|will|would|can|could)\s+(.+?)(?:[?.!]|$)", re.I)
 _PREPOSITION = re.compile(r"\b(?:in|at|on|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
@@ -39,7 +42,7 @@ _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'
 
 
 def base(word: str) -> str:
-    """A verb's form for matching: "gave"/"gives"/"given" → "giv", "hired"/"hires" → "hir", "married" → "marri"."""
+    """A verb's form for matching: "gave"/"gives"/"given" → "giv", "hired" → "hir", "married" → "marri"."""
     word = word.casefold().replace("’", "'")
     if word in _BASE:
         word = _BASE[word]
