@@ -259,6 +259,8 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     described = [hit("A half Ork cleric Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
     lead, _ = "".join(gen.generate("Who is Undril Silvertusk?", described)).split("\n\n", 1)
     assert lead == "Undril Silvertusk: a half Ork cleric. [Session 3 · Part 1]"
+    again = "".join(gen.generate("Who's Undril Silvertusk again?", described))  # how players ask it too
+    assert again.startswith("Undril Silvertusk: a half Ork cleric. [Session 3 · Part 1]\n\n")
 
     undescribed = [hit("Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
     text = "".join(gen.generate("Who is Undril Silvertusk?", undescribed))

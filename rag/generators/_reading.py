@@ -18,9 +18,10 @@ from rag.names import AUXILIARIES, STOPWORDS, names, norm
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
 # so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
-# "Who is the dwarf with the hammer?" asks for a name.
+# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
 _IDENTITY = re.compile(
-    r"^\W*(?i:who|what)\s+(?i:is|was|are|were)\s+((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)\W*$"
+    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
+    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
 )
 _KINDS = (  # first match wins
     ("identity", _IDENTITY),
