@@ -10,6 +10,7 @@ answer still quotes the notes, with no name put first. Private to the extractive
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rag.names import AUXILIARIES, STOPWORDS
 
@@ -24,7 +25,7 @@ drink drank drunk | drive drove driven | fall fell fallen | feel felt | fly flew
 hide hid hidden | ride rode ridden | rise rose risen | shoot shot | sing sang sung | sit sat | sleep slept |
 stand stood | strike struck | swear swore sworn | throw threw thrown | wake woke woken | wear wore worn |
 bite bit bitten | blow blew blown | draw drew drawn | freeze froze frozen | grow grew grown | hang hung |
-hear heard | seek sought | slay slew slain | win won | run ran | tell told | sell sold | lend lent |
+hear heard | seek sought | slay slew slain | win won | run ran | tell told | lend lent |
 bind bound | dig dug | feed fed | flee fled | forgive forgave forgiven | shake shook shaken | sink sank sunk |
 spend spent | tear tore torn | wind wound
 """
@@ -41,6 +42,7 @@ _WORD = re.compile(r"[A-Za-z][a-z'’]*")
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
 
+@lru_cache(maxsize=65536)
 def base(word: str) -> str:
     """A verb's form for matching: "gave"/"gives"/"given" → "giv", "hired" → "hir", "married" → "marri"."""
     word = word.casefold().replace("’", "'")
@@ -56,21 +58,23 @@ def base(word: str) -> str:
     return (word[:-1] + "i" if word.endswith("y") else word).removesuffix("e")
 
 
-def asked_verbs(question: str) -> set[str]:
+@lru_cache(maxsize=256)
+def asked_verbs(question: str) -> frozenset[str]:
     """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
     lower-case words after its subject up to a preposition ({marri}); none for "Who is/was…?"."""
     m = _SUBJECT_QUESTION.match(question)
     if m:
-        return {base(m.group(1))}
+        return frozenset({base(m.group(1))})
     m = _OBJECT_QUESTION.match(question)
     if not m:
-        return set()
+        return frozenset()
     clause = _PREPOSITION.split(m.group(1), maxsplit=1)[0]
-    return {base(w) for w in _WORD.findall(clause) if w.islower() and w not in STOPWORDS and len(w) > 2}
+    return frozenset(base(w) for w in _WORD.findall(clause) if w.islower() and w not in STOPWORDS and len(w) > 2)
 
 
 def says_asked_verb(question: str, sentence: str) -> bool:
-    """The sentence says what the "who" question asks about (true when the question asks no verb)."""
+    """The sentence says what the "who" question asks about (true when the question asks no verb). Called for every
+    sentence of every candidate (the answerer's pick scores a typed answer), hence the caches above."""
     verbs = asked_verbs(question)
     return not verbs or bool(verbs & {base(w) for w in _WORD.findall(sentence)})
 

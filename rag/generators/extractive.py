@@ -214,7 +214,7 @@ def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str)
     """The quotes that prove the short answer. "In Session 11" is proved by Session 11's passages: a quote from
     another session beside it cites what does not answer and leaves the player to guess which to believe
     (vault-toa: "In Session 33" followed by two quotes from Session 23). Other short answers keep every quote."""
-    if kind != "session" or source.hit.chunk.session is None:
+    if kind != "session":  # a session lead always comes from a session note (``short_answer``)
         return runs
     session = (source.hit.chunk.campaign_no, source.hit.chunk.session)
     return [(s, run) for s, run in runs if (s.hit.chunk.campaign_no, s.hit.chunk.session) == session]
