@@ -238,6 +238,9 @@ def respond(
     refusal = None
     if not hits:
         refusal = REFUSAL_EMPTY
+    elif retrieval.unknown:  # "Who rules Whitestone?" over notes that never name it (rag.search.unknown_names)
+        trace["support_note"] = f"they never mention {retrieval.unknown[0]}"
+        refusal = f"{NOT_IN_NOTES}: {trace['support_note']}."
     elif support is not None and support < config.refusal_floor:
         refusal = f"{NOT_IN_NOTES}: {generator.support_note}." if generator.support_note else REFUSAL_WEAK
     if refusal:

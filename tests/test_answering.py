@@ -264,3 +264,30 @@ def test_the_answer_says_what_the_reranker_thought(pipeline):
     story = on.with_settings({"retrieval.order": "session"}).search("Which bear did Vex tame?", "demo")
     best = min(story.hits, key=lambda h: h.rank)
     assert story.verdict == on.reranker.verdict(best.score) == result.trace["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [("Who rules Whitestone?", "Whitestone"), ("What did we buy from Strahd in Kraghammer?", "Strahd")],
+)
+def test_a_name_the_notes_never_write_is_refused_without_generating(pipeline, question, name):
+    """Retrieval always finds something; for a name no note writes, whatever name it holds would be a wrong answer."""
+    gen = with_fake()
+    result = pipeline.with_settings(generator=gen).answer(question, "demo")
+    assert result.refused and gen.calls == []
+    assert result.text == f"The notes don't say: they never mention {name}."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which bear did Vex'ahlia tame?",  # the link's target, never written in the passage's text
+        "Where did we meet Groog?",  # a letter off
+        "What did the dwarf Nostok offer?",  # a letter off
+        "Remind me what Grog smashed",  # the first word is no name
+        "Which NPC offered gold?",  # nor a short word in capitals
+    ],
+)
+def test_a_name_written_some_other_way_is_not_refused_for_it(pipeline, question):
+    result = pipeline.with_settings(generator=with_fake()).answer(question, "demo")
+    assert not result.refused, result.text

@@ -151,6 +151,15 @@ def test_the_gm_view_finds_every_secret(indexed_secrets):
     )
 
 
+def test_a_name_only_gm_notes_write_is_never_mentioned_for_a_player(indexed_secrets):
+    """A player asking about a secret's name hears what they hear for a name no note has; the GM view finds it."""
+    pipeline, _ = indexed_secrets
+    question = "Who is Vexhollow really?"
+    assert pipeline.search(question, "secrets").unknown == ["Vexhollow"]
+    assert pipeline.answer(question, "secrets").text == "The notes don't say: they never mention Vexhollow."
+    assert pipeline.with_settings({"view": "gm"}).search(question, "secrets").unknown == []
+
+
 def found(pipeline: Pipeline, question: str) -> str:
     return " ".join(h.chunk.text for h in pipeline.search(question, "secrets").hits)
 

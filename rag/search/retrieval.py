@@ -19,6 +19,7 @@ from rag.rerankers import Reranker
 from rag.search import structure
 from rag.search.aliases import AliasTable
 from rag.search.first_mention import asks_first_mention, first_mention_passages
+from rag.search.unknown_names import unknown_names
 from rag.stores import Store
 
 
@@ -36,6 +37,7 @@ class Retrieval:
     queries: list[str] = field(default_factory=list)  # the question, then the expander's phrasings
     notices: list[str] = field(default_factory=list)  # optional stages skipped, with the fix (lenient pipelines)
     verdict: str | None = None  # the reranker's word on the best passage ("high"/"medium"/"low"), if it gives one
+    unknown: list[str] = field(default_factory=list)  # names the question asks about that the notes never write
 
 
 def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -132,7 +134,16 @@ class Retriever:
         best = min(kept, key=lambda h: h.rank, default=None)  # kept[0] is not the best in session order
         rerank = best.scores.get("rerank") if best is not None else None
         verdict = self.reranker.verdict(rerank) if self.reranker is not None and rerank is not None else None
-        return Retrieval(question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict)
+        unknown = unknown_names(question, candidates, self._known_names()) if mode != "dense" else []
+        return Retrieval(
+            question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict, unknown=unknown
+        )
+
+    def _known_names(self) -> list[str]:
+        """Every name the alias table knows the notes to write: pages, their aliases and capitalised words."""
+        if self.aliases is None:
+            return []
+        return [n for names in self.aliases.names.values() for n in names] + list(self.aliases.spellings.names)
 
     def _search(
         self, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]

@@ -1,0 +1,69 @@
+"""Names a question asks about that the campaign's notes never write: "Who rules Whitestone?" over notes that
+never mention Whitestone.
+
+Why: retrieval always finds something. For such a question it finds passages about the question's other words
+("rules to the letter"), and any name in them would be read as the answer ("Critical Role."). A name no passage
+writes, in any spelling close to it, means the notes cannot say. The check reads the search's candidates: keyword
+search puts a passage holding a rare name among them whenever the notes have one (and the spelling stage searches
+its other spellings), so a name absent from all of them is absent from the notes this reader may see. Players and
+note-takers spell names as they hear them, so a letter off (two in a long name) still counts as written, and so
+does any name the alias table knows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rag.models import Hit
+from rag.names import STOPWORDS, names, norm
+
+_FIRST_WORD = re.compile(r"\W*\S+")
+
+
+def asked_names(question: str) -> list[str]:
+    """The question's proper names, never its first word ("Remind me who…") nor a short word in capitals ("NPC",
+    "DM"), which notes seldom write."""
+    first = _FIRST_WORD.match(question)
+    rest = question[first.end() :] if first else question
+    return [n for n in names(rest) if not (n.isupper() and len(n) <= 4)]
+
+
+def unknown_names(question: str, candidates: Iterable[Hit], known: Iterable[str] = ()) -> list[str]:
+    """The names of ``question`` that no candidate passage writes (text, title, heading or name) and that are not
+    among ``known`` (the alias table's names), each word of a name read with ``written``."""
+    asked = asked_names(question)
+    if not asked:
+        return []
+    said = norm(" ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates))
+    vocabulary = set(said.split()) | {w for name in known for w in norm(name).split()}
+    run_on = said.replace(" ", "")
+    out = []
+    for name in asked:
+        words = [w for w in norm(name).split() if w not in STOPWORDS and len(w) > 2]
+        if words and not any(written(w, vocabulary, run_on) for w in words):
+            out.append(name)
+    return out
+
+
+def written(word: str, vocabulary: set[str], run_on: str = "") -> bool:
+    """The notes write ``word``: as a word, run on with the next one ("White Stone" for "Whitestone", in words of
+    six letters or more), or a letter off (two in a word of eight or more) from one starting with its letter."""
+    if word in vocabulary or (len(word) >= 6 and word in run_on):
+        return True
+    most = 0 if len(word) < 5 else 1 if len(word) < 8 else 2
+    return bool(most) and any(apart(word, v, most) for v in vocabulary if v[:1] == word[:1])
+
+
+def apart(a: str, b: str, most: int) -> bool:
+    """``a`` and ``b`` are at most ``most`` edits apart (a letter dropped, added or changed)."""
+    if abs(len(a) - len(b)) > most:
+        return False
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
+        if min(row) > most:
+            return False
+    return row[-1] <= most
