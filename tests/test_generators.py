@@ -278,6 +278,18 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     sent = [hit("The party was sent down by the arcanist Allura Vysoren to find Kima.", 5, 1, 1)]
     assert "".join(gen.generate("Who is Allura Vysoren?", sent)).startswith("Allura Vysoren: the arcanist. ")
 
+    def opening(question: str, text: str) -> str:
+        return "".join(gen.generate(question, [hit(text, 1, 2)])).partition("\n\n")[0]
+
+    assert (
+        opening("Who is Adra?", "The tavern owner, Adra, thanks Vax.") == "Adra: the tavern owner. [Session 1 · Part 2]"
+    )
+    assert opening("Who is Trinket?", "Vex has a pet bear named Trinket.").startswith("Trinket: a pet bear. ")
+    # a clause that ends before the name is not what it is ("the battle", "their accounts")
+    assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
+    settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]
+    assert "\n\n" not in "".join(gen.generate("Who is Adra?", settled))
+
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
     """ "How much did it cost…" wants "15g", not the "2" of "2 dwarves want their mine back"."""
@@ -334,6 +346,35 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who else was hired by Allura?", hired).startswith("Vox Machina.")  # "else" is no verb
     assert lead("Who was hired by Allura?", hired).startswith("Vox Machina.")
     assert lead("Who was really behind the hiring?", "Scanlan wore the Hat of Disguise.").startswith("Scanlan.")
+    # who did it: a name before the verb (the nearest), after it for "Who did X …?", never a passive's subject
+    fight = "After the fight with Kima, Grog killed the duergar captain."
+    assert lead("Who killed the duergar captain?", fight).startswith("Grog.")
+    wed = "At the temple, Brysh watched as Locke married Morgan."
+    assert lead("Who did Locke marry?", wed).startswith("Morgan.")
+    assert lead("Who hired the party?", sought) == ""  # "was hired … seeking Lady Kima": Kima is whom they seek
+    # "Who gave us the quest?": notes say who hired or sent the party
+    assert lead("Who gave the party the quest in Kraghammer?", hired).startswith("Allura Vysoren.")
+    assert lead("Who gave Vex the bow?", hired) == ""  # a bow is no work: hiring does not give it
+    # the noun after its determiner is whom the question is about, not its verb ("cat" is said everywhere)
+    assert lead("Who did the cat meet in the pine forest?", "They set out, the cat in the lead, and Ebe after.") == ""
+    # a role word says the verb: notes name who runs or rules a place by the role, next to the name
+    owner = "To Vex's horror, Vax'ildan buys a round. The tavern owner, Adra, appreciates his generosity."
+    assert lead("Who runs the Iron Hearth Tavern?", owner).startswith("Adra.")
+    assert lead("Who owns the Iron Hearth Tavern?", "Adra, the owner, thanks Vax'ildan.").startswith("Adra.")
+    assert lead("Who rules Emberhold?", "Grog smashes a duergar patrol in Emberhold with Vax'ildan.") == ""
+
+
+def test_a_sentence_holding_the_short_answer_takes_the_last_quotes_place():
+    """ "The tavern owner, Adra, …" was the fourth-best sentence for "Who runs the Iron Hearth Tavern?", so the
+    answer quoted three sentences about the tavern and named no one; it picks nearly as well, so it is quoted."""
+    tavern = (
+        "The tavern owner, Adra, appreciates his generosity. The dwarf directs the group to the Iron Hearth Tavern. "
+        "They head back to the Iron Hearth Tavern to rest. Music is heard from the Iron Hearth Tavern all night."
+    )
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=3), SameMeaning(0.5))
+    text = "".join(gen.generate("Who runs the Iron Hearth Tavern?", [hit(tavern, 1, 2)]))
+    assert text.startswith("Adra. [Session 1 · Part 2]\n\n") and "The tavern owner, Adra" in text.split("\n\n")[1]
+    assert text.count("[Session 1 · Part 2]") == 4  # the lead and still three quotes: the weakest gave its place
 
 
 def test_a_quote_marks_where_a_note_line_ends_without_punctuation():

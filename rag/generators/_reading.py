@@ -11,20 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.generators._who import by_agent_first, says_asked_verb
+from rag.generators._identity import IDENTITY, describe, identity_subject
+from rag.generators._who import doers, says_asked_verb
 from rag.models import Chunk, format_session
 from rag.names import AUXILIARIES, STOPWORDS, names, norm
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-# "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
-# so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
-# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
-_IDENTITY = re.compile(
-    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
-    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
-)
 _KINDS = (  # first match wins
-    ("identity", _IDENTITY),
+    ("identity", IDENTITY),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
@@ -110,54 +104,6 @@ def read_question(question: str) -> Asked:
     return Asked(kind, focus.casefold(), tuple(names(question)))
 
 
-_DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
-_PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
-MAX_DESCRIPTION_WORDS = 10
-
-
-def identity_subject(question: str) -> str | None:
-    """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
-    m = _IDENTITY.match(question.strip())
-    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
-
-
-def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
-    """How the sentence describes ``subject``: "X, a half-orc cleric", "X is one of the original Abara", "A half
-    Ork cleric X", or, on X's own page or right after a sentence naming X, "He's an anthropologist hired by…".
-    The notes' words, cut to a short phrase."""
-    parts = subject.split()
-    keys = [subject] + ([p for p in parts if len(p) >= 4][:1] if len(parts) == 2 else [])
-    found = None
-    for key in keys:
-        k = re.escape(key)
-        after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
-        # "a half Ork cleric X", "his Huntmaster, X", "the arcanist X"
-        before = (
-            re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?){k}\b", sentence, re.I)
-            or re.search(
-                rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
-            )
-            or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
-        )
-        if before and any(w.casefold() in STOPWORDS for w in before.group(1).split()[1:]):
-            before = None  # "a pact with Acererak", "a drink with Soggy": not what X is
-        found = (after and after.group(1)) or (before and before.group(1))
-        if found:
-            break
-    if not found and f" {norm(subject)} " in f" {norm(chunk.title or '')} {norm(previous)} ":
-        m = _PRONOUN_IS.search(sentence.strip().lstrip("-*+ "))
-        found = m.group(1) if m else None
-    if not found:
-        return None
-    found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
-    phrase = found.split()
-    head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
-    if len(head) < 2 or head[1].casefold() in STOPWORDS | {"one", "same", "other"}:  # "the one we met"
-        return None
-    short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
-    return f"{subject}: {short[0].lower()}{short[1:]}"
-
-
 def _words(text: str) -> set[str]:
     return {w.removesuffix("'s") for w in _WORD.findall(text.casefold())}
 
@@ -216,7 +162,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
         return (placed or [None])[0]
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
         return None
-    return next((n for n in by_agent_first(new, sentence) if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
+    return next((n for n in doers(new, sentence, question) if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:

@@ -30,14 +30,33 @@ bind bound | dig dug | feed fed | flee fled | forgive forgave forgiven | shake s
 spend spent | tear tore torn | wind wound
 """
 _BASE = {form: line.split()[0] for line in _IRREGULAR_FORMS.split("|") for form in line.split()}
+# Notes name the one who runs, owns, leads or rules a place by the role: "The tavern owner, Adra, …", "Captain
+# Zanros of the Sea Wyrm", "the ruler of Emberhold". Such a word says the verb (by ``base``).
+_ROLE_WORDS = """
+run: owner proprietor keeper innkeeper barkeep barkeeper bartender manager boss landlord landlady |
+own: owner proprietor | lead: leader head chief captain commander boss | rule: ruler king queen monarch lord |
+command: commander captain general | govern: governor mayor | guard: guard guardian warden |
+teach: teacher mentor master | serve: servant | found: founder
+"""
+# "Who gave us the quest?": notes say who hired, sent or tasked the party ("sent down on a mission by the arcanist
+# Allura Vysoren"), seldom that someone "gave" it
+_WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
+_GIVES_WORK = "hire send task commission employ"
+_ROLES = {
+    verb.strip(): frozenset(words.split()) for verb, words in (entry.split(":") for entry in _ROLE_WORDS.split("|"))
+}
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
 # "Who gave …", "Who first gave …" (the verb after any adverb)
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
 # "Who did Locke marry?"; never "Who was really behind…" (is/was ask who someone is, not what they did)
 _OBJECT_QUESTION = re.compile(r"^\W*whom?\s+(?:did|does|do|has|have|had|will|would|can|could)\s+(.+?)(?:[?.!]|$)", re.I)
-_PREPOSITION = re.compile(r"\b(?:in|at|on|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
+_PREPOSITION = re.compile(r"\b(?:in|at|on|of|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][a-z'’]*")
+# A noun after its determiner is whom the question is about, never its verb ("Who did the cat meet…?")
+_DETERMINED = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+[a-z][\w'’-]*")
+# "was hired", "has been sent", "got hired": the subject is not the one who did it
+_PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
@@ -62,6 +81,13 @@ def base(word: str) -> str:
 def asked_verbs(question: str) -> frozenset[str]:
     """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
     lower-case words after its subject up to a preposition ({marri}); none for "Who is/was…?"."""
+    verbs = _verbs(question)
+    if base("give") in verbs and _WORK.search(question):
+        return verbs | {base(v) for v in _GIVES_WORK.split()}
+    return verbs
+
+
+def _verbs(question: str) -> frozenset[str]:
     m = _SUBJECT_QUESTION.match(question)
     if m:
         return frozenset({base(m.group(1))})
@@ -69,16 +95,52 @@ def asked_verbs(question: str) -> frozenset[str]:
     if not m:
         return frozenset()
     clause = _PREPOSITION.split(m.group(1), maxsplit=1)[0]
-    return frozenset(base(w) for w in _WORD.findall(clause) if w.islower() and w not in STOPWORDS and len(w) > 2)
+    # "the cat meet" → "meet"; but "Who had a spite…" asks "had", and the noun is all that is left to look for
+    said = [_WORD.findall(text) for text in (_DETERMINED.sub(" ", clause), clause)]
+    content = ([base(w) for w in ws if w.islower() and w not in STOPWORDS and len(w) > 2] for ws in said)
+    return frozenset(next((c for c in content if c), ()))
 
 
 def says_asked_verb(question: str, sentence: str) -> bool:
     """The sentence says what the "who" question asks about (true when the question asks no verb). Called for every
     sentence of every candidate (the answerer's pick scores a typed answer), hence the caches above."""
     verbs = asked_verbs(question)
-    return not verbs or bool(verbs & {base(w) for w in _WORD.findall(sentence)})
+    if not verbs:
+        return True
+    said = {w.casefold() for w in _WORD.findall(sentence)}
+    return bool(verbs & {base(w) for w in said}) or any(_ROLES.get(v, frozenset()) & said for v in verbs)
 
 
-def by_agent_first(names: list[str], sentence: str) -> list[str]:
-    """The names, the one that does it in the passive ("… by their friend Allura") first."""
-    return sorted(names, key=lambda n: not (sentence.find(n) > 0 and _BY.search(sentence[: sentence.find(n)])))
+def role_word(question: str, sentence: str) -> str | None:
+    """The role word by which the sentence says the question's verb ("owner" for "Who runs…?"), if it does."""
+    said = {w.casefold() for w in _WORD.findall(sentence)}
+    return next((w for v in sorted(asked_verbs(question)) for w in sorted(_ROLES.get(v, ())) if w in said), None)
+
+
+def doers(names: list[str], sentence: str, question: str) -> list[str]:
+    """Of the sentence's ``names``, those that may do what the "who" question asks, best first.
+
+    - By a role word: the name next to it ("The tavern owner, Adra, …", "Adra, the owner").
+    - In the passive, the name after "by" ("hired by their friend Allura Vysoren"); a passive without one names
+      no doer: in "The party was hired to go into Kraghammer seeking Lady Kima", Kima is whom they seek.
+    - "Who gave…?" asks for the subject: a name before the verb, the nearest first; "Who did Locke marry?" for
+      the object: a name after it first.
+    With no verb asked ("Who is…?") every name may answer, in the sentence's order."""
+    role = role_word(question, sentence)
+    if role:
+        at = re.search(rf"\b{role}\b", sentence, re.I)
+        near = [n for n in names if abs(sentence.find(n) - at.start()) <= len(role) + 20]
+        if near:
+            return near + [n for n in names if n not in near]
+    agents = [n for n in names if sentence.find(n) > 0 and _BY.search(sentence[: sentence.find(n)])]
+    verbs = asked_verbs(question)
+    said = next((m for m in _WORD.finditer(sentence) if base(m.group(0)) in verbs), None)
+    if said is None:
+        return agents + [n for n in names if n not in agents]
+    if not _SUBJECT_QUESTION.match(question):
+        after = [n for n in names if sentence.find(n) > said.start()]
+        return after + [n for n in names if n not in after]
+    if _PASSIVE.search(sentence[: said.start()]):
+        return agents
+    before = sorted((n for n in names if 0 <= sentence.find(n) < said.start()), key=lambda n: -sentence.find(n))
+    return agents + [n for n in before if n not in agents]

@@ -35,6 +35,7 @@ from rag.generators._sentences import (
     words,
 )
 from rag.generators._unsaid import unsaid
+from rag.generators._who import asked_verbs
 from rag.models import Hit
 from rag.names import norm
 from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
@@ -160,6 +161,12 @@ class ExtractiveGenerator(Generator):
         taken = {(x.hit.chunk.id, x.order) for x in chosen}
         runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
         lead = self.lead(question, runs, self.scored(question, hits))
+        if lead is None and (instead := self.typed_instead(question, hits, chosen)) is not None:
+            chosen = [*chosen[: self.config.max_sentences - 1], instead]
+            parts[instead.hit.chunk.id] = passage_parts(instead.hit)
+            taken = {(x.hit.chunk.id, x.order) for x in chosen}
+            runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
+            lead = self.lead(question, runs, self.scored(question, hits))
         if lead is not None:
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
@@ -167,6 +174,24 @@ class ExtractiveGenerator(Generator):
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             quote = joined([parts[s.hit.chunk.id][order] for order in run])
             yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
+
+    def typed_instead(self, question: str, hits: list[Hit], chosen: list[Sentence]) -> Sentence | None:
+        """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
+        (``PICK_KEEP`` of the best, like any quote) takes the last quote's place: "The tavern owner, Adra, …" is
+        the fourth pick for "Who runs the Iron Hearth Tavern?", and a player wants the name, with its proof."""
+        what = read_question(question)
+        if not (what.kind == "identity" or (what.kind == "person" and asked_verbs(question))):
+            return None  # other leads from further down were wrong more often than right (docs/EVALUATION.md)
+        shown = {" ".join(words(s.text)) for s in chosen}
+        best = chosen[0].pick
+        for s in sorted(self.scored(question, hits), key=lambda s: -s.pick):
+            if s.pick < PICK_KEEP * best:
+                return None
+            if s in chosen or " ".join(words(s.text)) in shown:
+                continue
+            if short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None:
+                return s
+        return None
 
     @staticmethod
     def quote_run(s: Sentence, taken: set[tuple[str, int]], parts: list[str]) -> list[int]:

@@ -1,0 +1,77 @@
+"""Who is X?: a question that names its subject and asks what it is wants how the notes describe it, in their words
+("Undril Silvertusk: a half Ork cleric."), never another name from the sentence. Private to the extractive backend.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.models import Chunk
+from rag.names import STOPWORDS, norm
+
+# "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
+# so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
+# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
+IDENTITY = re.compile(
+    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
+    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
+)
+
+_DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
+_PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
+MAX_DESCRIPTION_WORDS = 10
+
+
+# What ends a clause before "the battle, X": a preposition right before it, or an opening "After/When…" with no
+# comma since (a description before a name, "his Huntmaster, Vanessa", opens its clause)
+_CLAUSE_BEFORE = re.compile(
+    r"\b(?:after|before|during|in|on|at|from|with|by|for|of|to|into|through|against)\s+$"
+    r"|^\W*(?:after|before|when|while|once|as|if|since|until|because|during|in|on|at)\b[^,;]*$",
+    re.I,
+)
+
+
+def identity_subject(question: str) -> str | None:
+    """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
+    m = IDENTITY.match(question.strip())
+    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
+
+
+def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
+    """How the sentence describes ``subject``: "X, a half-orc cleric", "X is one of the original Abara", "A half
+    Ork cleric X", or, on X's own page or right after a sentence naming X, "He's an anthropologist hired by…".
+    The notes' words, cut to a short phrase."""
+    parts = subject.split()
+    keys = [subject] + ([p for p in parts if len(p) >= 4][:1] if len(parts) == 2 else [])
+    found = None
+    for key in keys:
+        k = re.escape(key)
+        after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
+        # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the arcanist X"
+        comma = re.search(
+            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
+        )
+        if comma and _CLAUSE_BEFORE.search(sentence[: comma.start(1)]):
+            comma = None  # "After the battle, Nostoc…", "After they settle their accounts, Adra…": a clause ends
+        before = (
+            re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?)(?:named\s+|called\s+)?{k}\b", sentence, re.I)
+            or comma
+            or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
+        )
+        if before and any(w.casefold() in STOPWORDS for w in before.group(1).split()[1:]):
+            before = None  # "a pact with Acererak", "a drink with Soggy": not what X is
+        found = (after and after.group(1)) or (before and before.group(1))
+        if found:
+            break
+    if not found and f" {norm(subject)} " in f" {norm(chunk.title or '')} {norm(previous)} ":
+        m = _PRONOUN_IS.search(sentence.strip().lstrip("-*+ "))
+        found = m.group(1) if m else None
+    if not found:
+        return None
+    found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
+    phrase = found.split()
+    head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
+    if len(head) < 2 or head[1].casefold() in STOPWORDS | {"one", "same", "other"}:  # "the one we met"
+        return None
+    short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
+    return f"{subject}: {short[0].lower()}{short[1:]}"
