@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from rag.files import INDEX_HINT, write_text
@@ -90,6 +91,13 @@ class AliasTable:
 
     def __len__(self) -> int:
         return len(self.names)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word of every name the table knows the notes to write (pages, aliases, capitalised words),
+        case-folded: what ``rag.search.unknown_names`` looks a question's names up in first."""
+        said = [n for names in self.names.values() for n in names] + list(self.spellings.names)
+        return frozenset(w for name in said for w in re.findall(r"[^\W_]+", name.casefold()))
 
     def mentions(self, question: str) -> dict[str, str]:
         """Names found in the question → their entity."""

@@ -134,16 +134,14 @@ class Retriever:
         best = min(kept, key=lambda h: h.rank, default=None)  # kept[0] is not the best in session order
         rerank = best.scores.get("rerank") if best is not None else None
         verdict = self.reranker.verdict(rerank) if self.reranker is not None and rerank is not None else None
-        unknown = unknown_names(question, candidates, self._known_names()) if mode != "dense" else []
+        unknown = (
+            unknown_names(question, candidates, self.aliases.words if self.aliases else frozenset())
+            if mode != "dense"
+            else []
+        )
         return Retrieval(
             question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict, unknown=unknown
         )
-
-    def _known_names(self) -> list[str]:
-        """Every name the alias table knows the notes to write: pages, their aliases and capitalised words."""
-        if self.aliases is None:
-            return []
-        return [n for names in self.aliases.names.values() for n in names] + list(self.aliases.spellings.names)
 
     def _search(
         self, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
