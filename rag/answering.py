@@ -214,7 +214,8 @@ def respond(
     (streamed) and check every citation once the text is complete. ``started``: when the question came in."""
     standalone, hits = rewrite["standalone"], retrieval.hits
     t_retrieved = time.perf_counter()
-    support = generator.support(standalone, hits) if hits else None
+    # a name the notes never write is refused below whatever the passages score: no need to score them
+    support = generator.support(standalone, hits) if hits and not retrieval.unknown else None
     trace: dict[str, Any] = {
         "question": question,
         "rewrite": rewrite,

@@ -81,6 +81,15 @@ def norm(text: str) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
 
 
+_ALNUM = re.compile(r"[^\W_]+")
+
+
+def norm_words(text: str) -> list[str]:
+    """``norm``'s words, by regex: ten times faster, for hot paths that read many passages (the reranker's
+    features, names the notes never write)."""
+    return _ALNUM.findall(text.casefold())
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet. Shared by the

@@ -157,16 +157,12 @@ class ExtractiveGenerator(Generator):
         if not chosen:
             yield "The notes don't say."
             return
-        parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
-        taken = {(x.hit.chunk.id, x.order) for x in chosen}
-        runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
-        lead = self.lead(question, runs, self.scored(question, hits))
+        scored = self.scored(question, hits)
+        parts, runs = self.quoted(chosen)
+        lead = self.lead(question, runs, scored)
         if lead is None and (instead := self.typed_instead(question, hits, chosen)) is not None:
-            chosen = [*chosen[: self.config.max_sentences - 1], instead]
-            parts[instead.hit.chunk.id] = passage_parts(instead.hit)
-            taken = {(x.hit.chunk.id, x.order) for x in chosen}
-            runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
-            lead = self.lead(question, runs, self.scored(question, hits))
+            parts, runs = self.quoted([*chosen[: self.config.max_sentences - 1], instead])
+            lead = self.lead(question, runs, scored)
         if lead is not None:
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
@@ -174,6 +170,13 @@ class ExtractiveGenerator(Generator):
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             quote = joined([parts[s.hit.chunk.id][order] for order in run])
             yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
+
+    @classmethod
+    def quoted(cls, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
+        """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``)."""
+        parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
+        taken = {(s.hit.chunk.id, s.order) for s in chosen}
+        return parts, [(s, cls.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
 
     def typed_instead(self, question: str, hits: list[Hit], chosen: list[Sentence]) -> Sentence | None:
         """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
@@ -187,7 +190,7 @@ class ExtractiveGenerator(Generator):
         for s in sorted(self.scored(question, hits), key=lambda s: -s.pick):
             if s.pick < PICK_KEEP * best:
                 return None
-            if s in chosen or " ".join(words(s.text)) in shown:
+            if " ".join(words(s.text)) in shown:  # a chosen sentence, or its copy in an overlapping passage
                 continue
             if short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None:
                 return s

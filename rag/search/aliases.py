@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
+from rag.names import norm_words
 from rag.search.spelling import Spellings, name_counts
 
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
@@ -97,7 +98,7 @@ class AliasTable:
         """Every word of every name the table knows the notes to write (pages, aliases, capitalised words),
         case-folded: what ``rag.search.unknown_names`` looks a question's names up in first."""
         said = [n for names in self.names.values() for n in names] + list(self.spellings.names)
-        return frozenset(w for name in said for w in re.findall(r"[^\W_]+", name.casefold()))
+        return frozenset(w for name in said for w in norm_words(name))
 
     def mentions(self, question: str) -> dict[str, str]:
         """Names found in the question → their entity."""
