@@ -34,6 +34,7 @@ MATCH_COLORS = {
     "context": "#c9a25c",
     "first_mention": "#8c4f7b",
     "links": "#6b8c4f",
+    "expansion": "#9c6b4f",
 }
 WHY_CAPTION = (
     "Each bar is one passage, best first. Its colours show what made it match your question; the longest bar "

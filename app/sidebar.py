@@ -22,9 +22,9 @@ MAX_REREAD = 50
 EXPAND, PHRASINGS, KEYWORD_WEIGHT = "expand", "phrasings", "keyword_weight"
 MAX_KEYWORD_WEIGHT = 4.0  # the sidebar slider's top
 EXPAND_HELP = (
-    'Also search your question with the other names your notes give the people and places in it ("the '
-    'Professor" is Locke Hancock), and, with a language model set up in Settings → Answers, other wordings '
-    "it writes. Every passage keeps its best match."
+    "Also search your question together with the words its best passages share (a question about the boat "
+    'also looks for "ship" and "cargo" when those passages say so), and, with a language model set up in '
+    "Settings → Answers, other wordings it writes. A passage found both ways moves up."
 )
 RERANK_HELP = (
     "A second, closer look at the best passages, weighing how each one matched your question, puts the most "
@@ -147,8 +147,8 @@ def _search_controls(config: Config, campaign: str) -> None:
         )
         if not llm_configured(config.answer):
             st.caption(
-                ":material/info: Without a language model, only other names from your notes are searched. "
-                "Add one in Settings → Answers for other wordings too."
+                ":material/info: Without a language model, one more wording is searched: your question with the "
+                "words its best passages share. Add one in Settings → Answers for other wordings too."
             )
     with st.expander("Advanced", icon=":material/tune:"):
         _advanced_controls(config)

@@ -16,7 +16,7 @@ from rag.config import RetrievalConfig
 from rag.ingest.indexing import IndexReport
 from rag.models import Chunk, Hit, format_session
 
-STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "rerank")
+STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "expansion", "rerank")
 STAGE_LABELS = {
     "dense": "Meaning (dense)",
     "keyword": "Exact words (keyword)",
@@ -24,6 +24,7 @@ STAGE_LABELS = {
     "first_mention": "First mention (earliest passages naming who you asked about)",
     "links": "Linked from a matching page (a session passage that links it)",
     "fused": "Combined (fused)",
+    "expansion": "Other wordings (Expand the question)",
     "rerank": "Reranked",
 }
 # What each first stage means to a player: the labels of the "why each passage" chart (app.charts.why_figure).
@@ -33,6 +34,7 @@ MATCH_LABELS = {
     "context": "matched the text around it",
     "first_mention": "first time it is named",
     "links": "linked from a matching page",
+    "expansion": "matched other wordings of your question",
 }
 MODE_STAGES = {"dense": ("dense",), "keyword": ("keyword",), "hybrid": ("dense", "keyword", "fused")}
 SHOWN, BELOW, BEYOND = "shown", "below threshold", "not in top-k"
@@ -214,6 +216,8 @@ def contributions(hit: Hit, retrieval: RetrievalConfig, mode: str) -> dict[str, 
     total, fused = sum(out.values()), hit.scores.get("fused")
     if total and fused:  # the page rules scale a passage's sum (pages count half for "what happened")
         out = {stage: value * fused / total for stage, value in out.items()}
+    if hit.scores.get("expansion"):  # added on top of the question's own (rag.search.retrieval.with_phrasings)
+        out["expansion"] = hit.scores["expansion"]
     return out
 
 

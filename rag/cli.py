@@ -52,8 +52,10 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
         "--expand",
         type=int,
         metavar="N",
-        help="LLM query expansion: also search N other phrasings (needs answer.backend: openai)",
+        help="also search N other phrasings: offline, the question plus its best passages' words (one); with an "
+        "LLM configured, its phrasings too (retrieval.query_expansion, on by default)",
     )
+    p.add_argument("--no-expand", action="store_true", help="search the question alone (retrieval.query_expansion)")
     p.add_argument("--rerank", action="store_true", help="re-order the best passages with reranker.backend")
     p.add_argument("--track", action="store_true", help="record the run under runs/")
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
@@ -150,6 +152,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
     if getattr(args, "expand", None):
         overrides["retrieval.query_expansion"] = True
         overrides["retrieval.expansion_variants"] = args.expand
+    if getattr(args, "no_expand", False):
+        overrides["retrieval.query_expansion"] = False
     if getattr(args, "rerank", False):
         overrides["reranker.enabled"] = True
     if getattr(args, "gm", False):

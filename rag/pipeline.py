@@ -159,7 +159,6 @@ class Pipeline:
         r = self.config.retrieval
         needs_names = (
             r.alias_expansion
-            or r.query_expansion
             or (r.spelling_variants and r.mode != "dense")
             or (r.subject_page_first and r.mode == "hybrid")
         )

@@ -62,3 +62,23 @@ def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
     added = feedback("What saved Xandala when the undead ape nearly killed her?", found).split("? ", 1)[1].split()
     assert "army" in added
     assert not {"ras", "nsi", "mezro", "morgan", "xandala"} & set(added)
+
+
+def test_a_phrasing_adds_to_what_the_question_found_and_never_replaces_its_scores():
+    """A passage that the question and its phrasing both find moves above one only the question found; the stage
+    scores the reranker reads stay the question's own, and a passage only the phrasing found has none of them."""
+    from rag.search.retrieval import with_phrasings
+
+    def hit(name, score, rank, stages):
+        c = Chunk(campaign="t", source=f"{name}.md", position=0, text=name, name=name)
+        return Hit(c, score, rank, {**stages, "fused": score}, {s: rank for s in stages})
+
+    asked = [hit("a", 0.50, 1, {"keyword": 2.0}), hit("b", 0.45, 2, {"keyword": 1.8})]
+    longer = [hit("b", 0.60, 1, {"keyword": 9.0}), hit("c", 0.55, 2, {"keyword": 8.5})]  # more words, higher BM25
+    merged = with_phrasings([asked, longer], weight=0.2)
+    assert [h.chunk.name for h in merged] == ["b", "a", "c"]
+    b, a, c = merged
+    assert b.score == 0.45 + 0.2 * 0.60 and b.scores["keyword"] == 1.8 and b.scores["expansion"] == 0.2 * 0.60
+    assert a.scores == {"keyword": 2.0, "fused": 0.50} and a.score == 0.50
+    assert "keyword" not in c.scores and c.scores["expansion"] == c.score == 0.2 * 0.55
+    assert [h.rank for h in merged] == [h.ranks["first_stage"] for h in merged] == [1, 2, 3]

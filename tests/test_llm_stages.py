@@ -72,7 +72,8 @@ def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm
     Handler.reply = staticmethod(lambda body: "1. sealed letter for her brother\n- Platinum Sanctuary priests\n")
     p = make_pipeline(tmp_path, engine, **with_llm(llm_server))
     try:
-        plain = p.with_settings({"retrieval.mode": "keyword"}).search("Who received correspondence?")
+        alone = {"retrieval.mode": "keyword", "retrieval.query_expansion": False}
+        plain = p.with_settings(alone).search("Who received correspondence?")
         assert plain.hits == [] and plain.queries == ["Who received correspondence?"]
 
         p.config.retrieval.query_expansion = True
@@ -95,10 +96,10 @@ def test_llm_phrasings_find_what_the_question_alone_misses(tmp_path, engine, llm
     assert sent["messages"][1]["content"] == "Who received correspondence?"
 
 
-def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
-    """Hybrid: each phrasing is searched and fused; a passage keeps its best fused score over phrasings, a
-    phrasing's counting ``retrieval.expansion_weight`` of the question's own."""
-    p = make_pipeline(tmp_path, engine, **{"retrieval.expander": "scripted"})
+def test_phrasings_add_to_each_passages_own_score(tmp_path, engine):
+    """Hybrid: each phrasing is searched and fused; its score for a passage, times ``retrieval.expansion_weight``,
+    adds to the question's own; a passage only the phrasing found is "found by" it and has no stage score."""
+    p = make_pipeline(tmp_path, engine, **{"retrieval.expander": "scripted", "retrieval.query_expansion": False})
     try:
         question, other = "river road camping", "sealed letter Keeper"
         alone = {h.chunk.id: h.score for h in p.with_settings({"retrieval.k": 10}).search(other).candidates}
@@ -109,12 +110,15 @@ def test_phrasings_merge_keeping_each_passages_best_score(tmp_path, engine):
     finally:
         p.close()
     weight = p.config.retrieval.expansion_weight
-    assert weight == 0.3  # the default
+    assert weight == 0.2  # the default
+    assert {h.chunk.id for h in merged.candidates} == set(first) | set(alone)
     for hit in merged.candidates:
         own, phrased = first.get(hit.chunk.id, 0.0), weight * alone.get(hit.chunk.id, 0.0)
-        assert hit.score == pytest.approx(max(own, phrased))
-        assert hit.variant == (question if own >= phrased else other)
-        assert "fused" in hit.scores
+        assert hit.score == pytest.approx(own + phrased)
+        assert hit.scores.get("expansion", 0.0) == pytest.approx(phrased)
+        assert ("fused" in hit.scores) == (hit.chunk.id in first)  # the question's own stage scores, or none
+        if hit.chunk.id not in first:
+            assert hit.variant == other
     assert [h.rank for h in merged.candidates] == list(range(1, len(merged.candidates) + 1))
     assert merged.hits[0].score >= merged.hits[-1].score
 
@@ -184,16 +188,15 @@ def test_ratings_parse_leniently_and_unrated_passages_sink():
     assert parse_ratings("", 2) == [UNRATED, UNRATED]
 
 
-def test_offline_expansion_searches_the_other_names_the_notes_give(tmp_path, capsys, monkeypatch):
-    """The default expander needs no LLM: [[Osiris|Keeper]] in the notes makes "the Keeper" also "Osiris"."""
+def test_offline_expansion_is_on_by_default_and_searches_the_best_passages_words(tmp_path, capsys, monkeypatch):
+    """The default expander needs no LLM: the question plus the words its best passages share."""
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
     notes = write_notes(tmp_path / "notes", SMALL_CAMPAIGN)
     assert main(["index", "--notes", str(notes), "--campaign", "x"]) == 0
     capsys.readouterr()
-    assert main(["search", "Who is the Keeper?", "--campaign", "x", "--expand", "3", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    asked, renamed, feedback = result["queries"]
-    assert (asked, renamed) == ("Who is the Keeper?", "Who is the Osiris?")
-    assert feedback.startswith("Who is the Keeper? ") and len(feedback.split()) > 4  # + its best passages' words
     assert main(["search", "Who is the Keeper?", "--campaign", "x", "--json"]) == 0
+    asked, feedback = json.loads(capsys.readouterr().out)["queries"]
+    assert asked == "Who is the Keeper?"
+    assert feedback.startswith("Who is the Keeper? ") and len(feedback.split()) > 4  # + its best passages' words
+    assert main(["search", "Who is the Keeper?", "--campaign", "x", "--no-expand", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["queries"] == ["Who is the Keeper?"]  # the switch decides

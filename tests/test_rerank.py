@@ -83,7 +83,7 @@ def test_fake_reranker_gets_the_head_as_hits_and_keeps_the_tail(tmp_path):
     assert [h.ranks["rerank"] for h in head] == [1, 2, 3]
     assert [h.ranks["first_stage"] for h in head] == [3, 2, 1]
     assert all("rerank" not in h.scores and "rerank" not in h.ranks for h in tail)
-    assert all(h.score == h.scores["fused"] for h in tail)
+    assert all(h.score == pytest.approx(h.scores.get("fused", 0.0) + h.scores.get("expansion", 0.0)) for h in tail)
     assert [h.rank for h in result.candidates] == list(range(1, len(result.candidates) + 1))
 
 

@@ -113,10 +113,10 @@ class RetrievalConfig(Section):
     score_threshold: float | None = None
     spelling_variants: bool = True  # keyword search also tries the notes' other spellings of a name ("Elias")
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
-    query_expansion: bool = False  # the configured LLM writes other phrasings; each is searched
+    query_expansion: bool = True  # other phrasings are searched too: the best passages' words, the LLM's if any
     expander: ExpanderName = "vault"  # vault: the notes' other names (+ the LLM's phrasings if configured); llm
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself
-    expansion_weight: float = Field(0.3, ge=0, le=1)  # the phrasings' scores count this much of the question's
+    expansion_weight: float = Field(0.2, ge=0, le=1)  # the phrasings' scores, this much of the question's, add up
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions

@@ -1,10 +1,15 @@
-"""Offline query expansion from the campaign's own notes: the other names of whoever the question names.
+"""Offline query expansion from the campaign's own notes: the question plus the words its best passages share.
 
-Players ask about "the Professor" where the notes write "Locke Hancock", or about "Shadowmantle" where they write
-"Valindra". The vault says they are one: a page's front matter ``aliases:`` and links written ``[[Locke
-Hancock|the Professor]]``. For every name in the question the alias table knows, each other name of that
-person or place makes one more phrasing of the question (the name swapped), searched like the question itself.
-With an OpenAI-compatible LLM configured, its phrasings come first and these follow.
+Players ask about "the boat" where the notes say "ship" and "cargo". Without a language model the vault itself
+says which words go with the question: those that set its best passages apart from the other candidates
+(pseudo-relevance feedback, ``feedback``). That phrasing is searched like the question and adds to what the
+question found (``rag.search.retrieval.with_phrasings``). With an OpenAI-compatible LLM configured, its phrasings
+come first.
+
+Swapping in the other names the notes give a person ("the Professor" → "Locke Hancock", from ``aliases:`` and
+``[[Locke Hancock|the Professor]]``) was a phrasing too until 2026-11-26: measured, it lowered vault-toa's hit@1 and
+MRR and CRD3's hit@5 next to feedback alone (docs/EVALUATION.md), so names stay with the keyword stage's own
+spellings and the ``retrieval.alias_expansion`` setting.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 from rag.config import Config
 from rag.expanders import QueryExpander, clean_variants
@@ -38,25 +44,19 @@ class VaultExpander(QueryExpander):
         self, question: str, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
     ) -> list[str]:
         phrasings = self.llm.expand(question, n) if self.llm is not None else []
-        ours = [*renamed(question, aliases), feedback(question, found or [])]
-        return phrasings + clean_variants("\n".join(p for p in ours if p), question, n)
-
-
-def renamed(question: str, aliases: AliasTable | None) -> list[str]:
-    """The question once per other name of each person or place it names, the page's own name first."""
-    if not aliases:
-        return []
-    out = []
-    for said, entity in aliases.mentions(question).items():
-        pattern = re.compile(rf"(?<!\w){re.escape(said)}(?!\w)", re.IGNORECASE)
-        for other in aliases.names[entity]:
-            if other.casefold() != said:
-                out.append(pattern.sub(lambda _m, other=other: other, question))
-    return out
+        return phrasings + clean_variants(feedback(question, found or []), question, n)
 
 
 def create(config: Config) -> VaultExpander:
     return VaultExpander(config)
+
+
+@lru_cache(maxsize=8192)
+def _read(text: str) -> tuple[Counter[str], Counter[str]]:
+    """A passage's words (case-folded, counted) and how often each is capitalised: read once per passage, as
+    the same passages come back question after question (this was most of the phrasing's cost)."""
+    said = _WORDS.findall(text)
+    return Counter(w.casefold() for w in said), Counter(w.casefold() for w in said if w[0].isupper())
 
 
 def feedback(question: str, found: list[Hit]) -> str:
@@ -67,14 +67,13 @@ def feedback(question: str, found: list[Hit]) -> str:
     if len(found) <= FEEDBACK_PASSAGES:
         return ""
     asked = {w.casefold() for w in _WORDS.findall(question)}
-    seen = Counter(w for h in found for w in {w.casefold() for w in _WORDS.findall(h.chunk.text)})
+    seen = Counter(w for h in found for w in _read(h.chunk.text)[0])
     weight: Counter[str] = Counter()
     written: Counter[str] = Counter()
     capitalised: Counter[str] = Counter()
     for hit in found[:FEEDBACK_PASSAGES]:
-        said = _WORDS.findall(hit.chunk.text)
-        capitalised.update(w.casefold() for w in said if w[0].isupper())
-        counts = Counter(w.casefold() for w in said)
+        counts, caps = _read(hit.chunk.text)
+        capitalised.update(caps)
         written.update(counts)
         for word, count in counts.items():
             if word not in asked and word not in STOPWORDS:

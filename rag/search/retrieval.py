@@ -57,18 +57,25 @@ def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[st
     return fused
 
 
-def best_per_chunk(found: list[list[Hit]], weight: float = 1.0) -> list[Hit]:
-    """Merge the hits of several query phrasings: each passage keeps its best first-stage score (and the
-    phrasing that earned it); ties go to the earlier phrasing, so the question itself wins a tie. The other
-    phrasings' scores count ``weight`` of the question's own: a phrasing is a guess at what the player meant."""
-    best: dict[str, Hit] = {}
-    for i, hits in enumerate(found):
+def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
+    """The question's own hits (``found[0]``) with what its other phrasings found added: each phrasing's score
+    for a passage, times ``weight``, is added to the passage's own (``scores["expansion"]``), and a passage only
+    a phrasing found comes in with that alone. A phrasing is a guess at what the player meant, so it counts less.
+
+    Why added, not the best of the two: a passage that the question and its phrasing both find is likelier the
+    one; keeping the best and the phrasing's own stage scores made the reranker read a longer phrasing's higher
+    scores as the question's, and lose its best passage (docs/EVALUATION.md). The stage scores a hit carries stay
+    the question's own; a passage only a phrasing found has none, like a passage a stage did not find."""
+    best: dict[str, Hit] = {h.chunk.id: h for h in found[0]}
+    for hits in found[1:]:
         for hit in hits:
-            if i:
-                hit.score *= weight
-            if hit.chunk.id not in best or hit.score > best[hit.chunk.id].score:
-                best[hit.chunk.id] = hit
-    merged = sorted(best.values(), key=lambda h: -h.score)
+            added = hit.score * weight
+            mine = best.get(hit.chunk.id)
+            if mine is None:
+                best[hit.chunk.id] = mine = Hit(hit.chunk, 0.0, hit.rank, {}, {}, hit.variant)
+            mine.score += added
+            mine.scores["expansion"] = mine.scores.get("expansion", 0.0) + added
+    merged = sorted(best.values(), key=lambda h: -h.score)  # stable: ties keep the question's own order
     for rank, hit in enumerate(merged, start=1):
         hit.rank = hit.ranks["first_stage"] = rank
     return merged
@@ -119,7 +126,7 @@ class Retriever:
             queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, found[0])
             timings["expand"] = time.perf_counter() - t0
             found += self._search(queries[1:], mode, max(cfg.candidates, k), filters, timings)
-        candidates = found[0] if len(found) == 1 else best_per_chunk(found, cfg.expansion_weight)
+        candidates = found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight)
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
             candidates = self._rerank(question, candidates)
