@@ -106,6 +106,7 @@ class Retriever:
         self.reranker = reranker
         self.expander = expander
         self._stage_texts: dict[tuple[str, str], dict[str, str]] = {}  # one search: the trace and the stages
+        self._pinned: dict[str, str] = {}  # query → the passage its search put first on purpose (X's page)
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieval:
         """Mode, k, weights and the threshold all come from ``config.retrieval``."""
@@ -121,7 +122,9 @@ class Retriever:
         variants = self._stage_queries(question, mode)  # the question's own, for the trace
         found = self._search([question], mode, max(cfg.candidates, k), filters, timings)
         queries = [question]
-        if self.expander is not None:  # other phrasings, which may build on what the question found
+        # other phrasings, which may build on what the question found; not for "Who is X?" when X has a page: the
+        # page is the answer, and the words of X's sessions pushed it down (held-out vault, docs/EVALUATION.md)
+        if self.expander is not None and question not in self._pinned:
             t0 = time.perf_counter()
             queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, found[0])
             timings["expand"] = time.perf_counter() - t0
@@ -273,6 +276,7 @@ class Retriever:
             if pinned is not None:  # first, with the best score, so a threshold never drops it
                 order = [pinned, *(cid for cid in order if cid != pinned)]
                 fused[pinned] = max(fused.values())
+                self._pinned[question] = pinned
             final = fused
         else:
             stage = next(iter(rankings))
