@@ -67,7 +67,9 @@ def feedback(question: str, found: list[Hit]) -> str:
     if len(found) <= FEEDBACK_PASSAGES:
         return ""
     asked = {w.casefold() for w in _WORDS.findall(question)}
-    seen = Counter(w for h in found for w in _read(h.chunk.text)[0])
+    seen: Counter[str] = Counter()
+    for hit in found:  # in how many candidates each word is written
+        seen.update(_read(hit.chunk.text)[0].keys())
     weight: Counter[str] = Counter()
     written: Counter[str] = Counter()
     capitalised: Counter[str] = Counter()
