@@ -54,7 +54,8 @@ def create(config: Config) -> VaultExpander:
 @lru_cache(maxsize=8192)
 def _read(text: str) -> tuple[Counter[str], Counter[str]]:
     """A passage's words (case-folded, counted) and how often each is capitalised: read once per passage, as
-    the same passages come back question after question (this was most of the phrasing's cost)."""
+    the same passages come back question after question (this was most of the phrasing's cost). The counters are
+    shared between calls: read them, never change them."""
     said = _WORDS.findall(text)
     return Counter(w.casefold() for w in said), Counter(w.casefold() for w in said if w[0].isupper())
 
