@@ -138,14 +138,15 @@ def _search_controls(config: Config, campaign: str) -> None:
     st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
     st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
     if st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP):
-        st.slider(
-            "Other wordings to search",
-            1,
-            8,
-            key=PHRASINGS,
-            help="More wordings find more, but each one is one more search (and, with a language model, a call).",
-        )
-        if not llm_configured(config.answer):
+        if llm_configured(config.answer):  # how many the language model writes; offline there is one wording
+            st.slider(
+                "Other wordings to search",
+                1,
+                8,
+                key=PHRASINGS,
+                help="More wordings find more, but each one is one more search and a call to the language model.",
+            )
+        else:
             st.caption(
                 ":material/info: Without a language model, one more wording is searched: your question with the "
                 "words its best passages share. Add one in Settings → Answers for other wordings too."

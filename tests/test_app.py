@@ -374,6 +374,7 @@ def test_expand_is_on_by_default_and_searches_the_best_passages_words_without_an
     at = start("pages/search.py")
     assert at.toggle(key="expand").value  # on out of the box: it helps on every dev set (docs/EVALUATION.md)
     assert "your question with the words its best passages share" in texts(at.sidebar.caption)
+    assert "phrasings" not in [s.key for s in at.sidebar.slider]  # offline there is one wording: nothing to choose
     at.text_input(key="question").set_value("Grog greataxe duergar")
     at.run()
     assert not at.exception and not at.error and not at.warning
