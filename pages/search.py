@@ -160,8 +160,8 @@ stage_help = {
     "matches gets part of that page's score: the notes' own links say where the page's subject appears.",
     "fused": "Hybrid only: the rankings combined (reciprocal rank fusion); a character, place or lore page counts "
     "half unless you ask who or what something is.",
-    "expansion": '"Expand the question" only: what the other wordings found, a fifth of their combined score '
-    "(retrieval.expansion_weight), added to the question's own.",
+    "expansion": f'"Expand the question" only: what the other wordings found, {cfg.retrieval.expansion_weight:g} '
+    "of their combined score (retrieval.expansion_weight), added to the question's own.",
     "rerank": "Score from a reranking model, when one is configured.",
 }
 columns = {s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES}

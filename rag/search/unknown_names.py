@@ -42,9 +42,9 @@ def unknown_names(question: str, candidates: Iterable[Hit], known: Set[str] = fr
     asked = [(n, words) for n, words in asked if not any(w in text for w in words)]  # as written, even in a word
     if not asked:
         return []
-    said = " ".join(norm_words(text))
-    vocabulary = set(said.split()) | set(known)
-    run_on = said.replace(" ", "")
+    said = norm_words(text)
+    vocabulary = set(said) | known
+    run_on = "".join(said)
     return [name for name, words in asked if not any(written(w, vocabulary, run_on) for w in words)]
 
 
