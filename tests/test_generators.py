@@ -474,3 +474,26 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     question = "What was the name of the old half-elf we cut out of the spider cocoon?"
     assert asked_attribute(question) == Attribute("name", "old half-elf", "")
     assert unsaid(question, cocoon) == "no passage found names the old half-elf"
+
+
+def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_order():
+    """A passage the reranker is sure of is quoted over a closer word match from one it doubts; when it can hardly
+    tell the two apart, the question's words decide (the rank alone would quote the first passage both times)."""
+    question = "Where did the old smith hide the silver key?"
+
+    def answer(first: float, second: float) -> str:
+        hits = [
+            Hit(hit("Brom buried it beneath the forge floor.", 4, 1).chunk, first, 1, {"rerank": first}),
+            Hit(hit("The silver key lies under the old altar.", 5, 1).chunk, second, 2, {"rerank": second}),
+        ]
+        gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))  # meaning cannot tell them apart
+        return "".join(gen.generate(question, hits))
+
+    assert answer(3.0, -3.0).startswith("Brom buried it beneath the forge floor.")
+    assert answer(0.10, 0.05).startswith("The silver key lies under the old altar.")
+    without = [
+        hit("Brom buried it beneath the forge floor.", 4, 1, 1),
+        hit("The silver key lies under the old altar.", 5, 1, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
+    assert "".join(gen.generate(question, without)).startswith("Brom buried it")  # no reranker: the rank alone

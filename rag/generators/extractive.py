@@ -11,6 +11,7 @@ missing from the best sentence, or the notes saying plainly that it is not known
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -46,7 +47,10 @@ from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
 # and a little on holding what the question asks for (a name, an amount); chosen on all three dev sets by how
 # often the evidence sentence is among the first three picked (docs/EVALUATION.md).
 MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
-PICK_MEANING, PICK_KEYWORD, PICK_RANK, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.3, 0.2, 0.05
+PICK_MEANING, PICK_KEYWORD, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.2, 0.05
+# The passage's standing: its rank, and how sure the reranker is of it (below, ``standing``); without a reranker
+# the rank alone, weighed as before the reranker's certainty was read
+PICK_RANK, PICK_SURE, PICK_RANK_ALONE = 0.2, 0.2, 0.3
 KEEP_RATIO = 0.6  # sentences near the best one, read for the notes saying plainly that it is not known
 # Further quotes must pick at least this share of the best one: weaker ones mostly come from other passages
 # and cite what does not answer (0.6 → 0.7: citation precision vault-toa .591 → .612, CRD3 .466 → .476, the same
@@ -86,7 +90,7 @@ class ExtractiveGenerator(Generator):
                 if a.hit.chunk.id == b.hit.chunk.id
             }
             for s in sentences:
-                s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + PICK_RANK / s.hit.rank
+                s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + standing(s.hit)
                 s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
                 s.pick += PICK_TYPED * (short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None)
             sentences.sort(key=lambda s: -s.score)
@@ -236,6 +240,17 @@ class ExtractiveGenerator(Generator):
                 if found:
                     return found, sentence
         return None
+
+
+def standing(hit: Hit) -> float:
+    """What a passage's place in the results adds to its sentences' picks: its rank (1/rank) and how sure the
+    reranker is of it (the logistic of its score). The rank alone gives the second passage half the first one's
+    weight whether the reranker put them a hair or a mile apart (docs/EVALUATION.md: CRD3 and FairytaleQA
+    cite the right passage more often, vault-toa the same)."""
+    rerank = hit.scores.get("rerank")
+    if rerank is None:
+        return PICK_RANK_ALONE / hit.rank
+    return PICK_RANK / hit.rank + PICK_SURE / (1.0 + math.exp(-rerank))
 
 
 def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:
