@@ -250,7 +250,7 @@ def standing(hit: Hit) -> float:
     rerank = hit.scores.get("rerank")
     if rerank is None:
         return PICK_RANK_ALONE / hit.rank
-    return PICK_RANK / hit.rank + PICK_SURE / (1.0 + math.exp(-rerank))
+    return PICK_RANK / hit.rank + PICK_SURE / (1.0 + math.exp(-min(max(rerank, -50.0), 50.0)))  # any backend's scale
 
 
 def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:
