@@ -18,6 +18,7 @@ from rag.generators._sentences import split_sentences
 from rag.generators._unsaid import Attribute, asked_attribute, unsaid
 from rag.generators.extractive import ExtractiveGenerator
 from rag.models import Chunk, Hit
+from rag.rerankers.learned import LearnedReranker
 from tests.fakes import FakeEmbedder
 from tests.llm_server import KEY, Handler
 
@@ -481,20 +482,18 @@ def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_
     tell the two apart, the question's words decide (the rank alone would quote the first passage both times)."""
     question = "Where did the old smith hide the silver key?"
 
-    def answer(first: float, second: float) -> str:
-        hits = [
-            Hit(hit("Brom buried it beneath the forge floor.", 4, 1).chunk, first, 1, {"rerank": first}),
-            Hit(hit("The silver key lies under the old altar.", 5, 1).chunk, second, 2, {"rerank": second}),
-        ]
+    forge, altar = (
+        hit("Brom buried it beneath the forge floor.", 4, 1, 1),
+        hit("The silver key lies under the old altar.", 5, 1, 2),
+    )
+
+    def answer(*scores: float) -> str:
+        sure = [LearnedReranker.certainty(s) for s in scores]  # the shipped reranker's scale
+        hits = [replace(h, sure=s) for h, s in zip((forge, altar), sure or (None, None), strict=True)]
         gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))  # meaning cannot tell them apart
         return "".join(gen.generate(question, hits))
 
     assert answer(3.0, -3.0).startswith("Brom buried it beneath the forge floor.")
     assert answer(0.10, 0.05).startswith("The silver key lies under the old altar.")
-    assert answer(1e6, -1e6).startswith("Brom buried it")  # a backend on another scale still answers
-    without = [
-        hit("Brom buried it beneath the forge floor.", 4, 1, 1),
-        hit("The silver key lies under the old altar.", 5, 1, 2),
-    ]
-    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
-    assert "".join(gen.generate(question, without)).startswith("Brom buried it")  # no reranker: the rank alone
+    assert answer(1e6, -1e6).startswith("Brom buried it")  # no score overflows
+    assert answer().startswith("Brom buried it")  # no reranker (or one whose scores have no scale): the rank alone

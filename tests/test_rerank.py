@@ -55,6 +55,9 @@ def test_on_by_default_with_the_shipped_learned_reranker(tmp_path):
     result = pipeline.search("Calamity letter")
     assert pipeline.reranker.name.startswith("learned") and "rerank" in result.timings
     assert all("rerank" in h.scores for h in result.candidates[: pipeline.config.reranker.candidates])
+    head = result.candidates[: pipeline.config.reranker.candidates]
+    assert all(0.0 < h.sure < 1.0 for h in head)  # its scores have a scale: the answerer weighs passages by it
+    assert [h.sure for h in head] == sorted((h.sure for h in head), reverse=True)
     pipeline.close()
 
 
@@ -83,6 +86,7 @@ def test_fake_reranker_gets_the_head_as_hits_and_keeps_the_tail(tmp_path):
     assert [h.ranks["rerank"] for h in head] == [1, 2, 3]
     assert [h.ranks["first_stage"] for h in head] == [3, 2, 1]
     assert all("rerank" not in h.scores and "rerank" not in h.ranks for h in tail)
+    assert all(h.sure is None for h in result.candidates)  # scores with no scale say nothing of how sure
     assert all(h.score == pytest.approx(h.scores.get("fused", 0.0) + h.scores.get("expansion", 0.0)) for h in tail)
     assert [h.rank for h in result.candidates] == list(range(1, len(result.candidates) + 1))
 

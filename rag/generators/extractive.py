@@ -11,7 +11,6 @@ missing from the best sentence, or the notes saying plainly that it is not known
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -48,8 +47,8 @@ from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
 # often the evidence sentence is among the first three picked (docs/EVALUATION.md).
 MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
 PICK_MEANING, PICK_KEYWORD, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.2, 0.05
-# The passage's standing: its rank, and how sure the reranker is of it (below, ``standing``); without a reranker
-# the rank alone, weighed as before the reranker's certainty was read
+# A passage's standing (``standing``): its rank, and how sure the reranker is of it; without a reranker whose
+# scores have a scale, its rank alone (at the weight it had on its own before)
 PICK_RANK, PICK_SURE, PICK_RANK_ALONE = 0.2, 0.2, 0.3
 KEEP_RATIO = 0.6  # sentences near the best one, read for the notes saying plainly that it is not known
 # Further quotes must pick at least this share of the best one: weaker ones mostly come from other passages
@@ -244,13 +243,12 @@ class ExtractiveGenerator(Generator):
 
 def standing(hit: Hit) -> float:
     """What a passage's place in the results adds to its sentences' picks: its rank (1/rank) and how sure the
-    reranker is of it (the logistic of its score). The rank alone gives the second passage half the first one's
-    weight whether the reranker put them a hair or a mile apart (docs/EVALUATION.md: CRD3 and FairytaleQA
-    cite the right passage more often, vault-toa the same)."""
-    rerank = hit.scores.get("rerank")
-    if rerank is None:
+    reranker is of it (``Hit.sure``). The rank alone gives the second passage half the first one's weight
+    whether the reranker put them a hair or a mile apart (docs/EVALUATION.md: CRD3 and FairytaleQA cite the
+    right passage more often, vault-toa the same). A reranker whose scores have no scale says nothing here."""
+    if hit.sure is None:
         return PICK_RANK_ALONE / hit.rank
-    return PICK_RANK / hit.rank + PICK_SURE / (1.0 + math.exp(-min(max(rerank, -50.0), 50.0)))  # any backend's scale
+    return PICK_RANK / hit.rank + PICK_SURE * hit.sure
 
 
 def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:

@@ -61,10 +61,13 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)  # rank per stage, for rank-movement charts
     variant: str = ""  # the query text (original or expansion) that found it
     kept: bool = True  # False when dropped by the score threshold
+    sure: float | None = None  # how sure the reranker is of it, 0-1; None without one whose scores have a scale
 
     def __post_init__(self):
         if self.rank < 1:
             raise ValueError("Hit.rank is 1-based")
+        if self.sure is not None and not 0.0 <= self.sure <= 1.0:
+            raise ValueError(f"Hit.sure must be within 0 and 1, got {self.sure!r}")
 
     def as_dict(self) -> dict[str, Any]:
         c = self.chunk

@@ -37,6 +37,11 @@ class Reranker(ABC):
         answer's confidence; None when the backend's scores have no fixed scale (the default)."""
         return None
 
+    def certainty(self, score: float) -> float | None:
+        """How sure, from 0 to 1, the backend is that a passage with this score answers (``Hit.sure``: the
+        answerer weighs its passages' sentences by it); None when its scores have no fixed scale (the default)."""
+        return None
+
 
 def get_reranker(
     config: RerankConfig, embedder: Embedder | None = None, answer: AnswerConfig | None = None

@@ -21,6 +21,7 @@ training data cannot teach, chosen on vault-toa and CRD3:
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -164,6 +165,11 @@ class LearnedReranker(Reranker):
 
     def verdict(self, score: float) -> str | None:
         return "high" if score >= self.SURE else "medium" if score >= self.FAIR else "low"
+
+    @staticmethod
+    def certainty(score: float) -> float:
+        """The logistic of the score (its scores stay within about ±5; clamped so no score can overflow)."""
+        return 1.0 / (1.0 + math.exp(-min(max(score, -50.0), 50.0)))
 
 
 def create(config: RerankConfig, embedder=None, answer=None) -> LearnedReranker:

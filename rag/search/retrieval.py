@@ -222,6 +222,7 @@ class Retriever:
             )
         for hit, score in zip(head, scores, strict=True):
             hit.score = hit.scores["rerank"] = float(score)
+            hit.sure = self.reranker.certainty(hit.score)
         head = sorted(head, key=lambda h: -h.score)  # stable: ties keep the first-stage order
         for rank, hit in enumerate(head + tail, start=1):
             hit.rank = rank
