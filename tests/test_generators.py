@@ -302,6 +302,11 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
     text = "".join(gen.generate("How much did it cost to get past the dragon turtle?", hits))
     assert text.startswith("15g. [Session 1 · Part 2]\n\n")
     assert read_question("How many dwarves were there?").kind == "amount"  # a count may be a bare number
+    # players ask in any form of the word: "one" of "mine in one spot" is not what he was paying
+    for question in ("How much was the mining guy paying us?", "How much are they charging?", "What were the fees?"):
+        assert read_question(question).kind == "money", question
+    spot = [hit("You can only mine in one spot for a while, he says.", 20, 1, 1)]
+    assert "\n\n" not in "".join(gen.generate("How much was the mining guy paying us for the mine?", spot))
 
 
 def test_no_lead_rather_than_a_wrong_one():

@@ -21,7 +21,7 @@ _KINDS = (  # first match wins
     ("identity", IDENTITY),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
-    ("amount", re.compile(r"\bhow (much|many)\b|\b(price|cost|fee)\b", re.I)),
+    ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
     ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),
@@ -47,7 +47,10 @@ _AMOUNT = re.compile(
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
-_ASKS_MONEY = re.compile(r"\b(cost|costs|pay|paid|price|fee|charge[sd]?|spen[dt]|worth|gold|coins?)\b", re.I)
+_ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
+    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
+    re.I,
+)
 # A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"
 _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 _COLOURS = re.compile(
