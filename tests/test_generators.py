@@ -430,6 +430,19 @@ def test_other_questions_are_left_to_the_scores(question):
     assert asked_attribute(question) is None
 
 
+def test_the_asked_detail_may_come_in_the_line_after_the_best_one():
+    """Notes typed at the table put the detail on the next line ("Archie hires us…" / "Worth 500-600 gold"),
+    which the answer's quote shows: that is not "the closest passage never gives an amount"."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    job = [hit("Archie hires us to get his stolen delivery back from the thieves\nWorth 500-600 gold", 1, 1)]
+    question = "When Archie hired us to get his delivery back, how much was the stolen delivery worth?"
+    assert gen.support(question, job) > 0
+    assert "500-600 gold" in "".join(gen.generate(question, job))
+    nothing = [hit("Archie hires us to get his stolen delivery back from the thieves\nThey live in the sewers", 1, 1)]
+    assert gen.support(question, nothing) == 0.0
+    assert gen.support_note == "the closest passage never gives an amount"
+
+
 def test_a_question_about_something_no_passage_mentions_is_refused():
     """Names the notes know (Port Nyanzaru, Morgan) bring back passages that score like answers; the thing asked
     about (a mayor, Morgan's horse, a birthday) is what the notes never mention."""

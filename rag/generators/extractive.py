@@ -104,7 +104,8 @@ class ExtractiveGenerator(Generator):
 
     def support(self, question: str, hits: list[Hit]) -> float | None:
         """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
-        question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain.
+        question asks for a detail (an amount, a year, a colour, a name) that the best sentence's quote (it and
+        the lines after it that the answer shows) does not contain.
         ``support_note`` says which, in words a player reads."""
         self.support_note = None
         sentences = self.scored(question, hits)
@@ -124,7 +125,8 @@ class ExtractiveGenerator(Generator):
         if about:  # only passages that name what it is asked about can say what it has
             sentences = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)] or sentences
         best = sentences[0]
-        missing = missing_detail(asked, question, best.text)
+        parts = passage_parts(best.hit)  # the detail may come in the sentence after, which its quote shows
+        missing = missing_detail(asked, question, " ".join(parts[o] for o in self.quote_run(best, set(), parts)))
         if missing:
             self.support_note = f"the closest passage never gives {missing}"
             return 0.0
