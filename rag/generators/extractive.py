@@ -58,6 +58,10 @@ PICK_KEEP = 0.7
 QUOTE_WORDS, MAX_QUOTE_SENTENCES = 20, 4  # a quote reads on past the next sentence while it is this short
 MAX_LEAD_SENTENCES = 3  # the best quotes the short answer may be drawn from
 UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that it is not known
+# Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
+# the next line ("Archie hires us…" / "Worth 500-600 gold"). A name there may be anyone's, so names are read in
+# the best sentence alone (on CRD3 a name two sentences on answered a horse's name with a captain's).
+NEXT_LINE_DETAILS = ("amount", "money", "age")
 
 
 class ExtractiveGenerator(Generator):
@@ -104,8 +108,8 @@ class ExtractiveGenerator(Generator):
 
     def support(self, question: str, hits: list[Hit]) -> float | None:
         """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
-        question asks for a detail (an amount, a year, a colour, a name) that the best sentence's quote (it and
-        the lines after it that the answer shows) does not contain.
+        question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain; for
+        a number (``NEXT_LINE_DETAILS``), the best sentence's quote, with the lines after it the answer shows.
         ``support_note`` says which, in words a player reads."""
         self.support_note = None
         sentences = self.scored(question, hits)
@@ -125,8 +129,11 @@ class ExtractiveGenerator(Generator):
         if about:  # only passages that name what it is asked about can say what it has
             sentences = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)] or sentences
         best = sentences[0]
-        parts = passage_parts(best.hit)  # the detail may come in the sentence after, which its quote shows
-        missing = missing_detail(asked, question, " ".join(parts[o] for o in self.quote_run(best, set(), parts)))
+        shown = best.text
+        if asked.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
+            parts = passage_parts(best.hit)
+            shown = " ".join(parts[o] for o in self.quote_run(best, set(), parts))
+        missing = missing_detail(asked, question, shown)
         if missing:
             self.support_note = f"the closest passage never gives {missing}"
             return 0.0
