@@ -336,6 +336,13 @@ def test_no_lead_rather_than_a_wrong_one():
     )
     scare = 'Yosei and Sylvos were taught some "archeologist" techniques with ball bearings.'
     assert lead("What techniques did the cousins learn with ball bearings?", scare) == ""
+    # a name question wants a name given as one, not any name in the sentence, nor a line of speech in quotes
+    assert lead("What did Tiberius name his pet?", "At the table, Orion Acaba plays Tiberius the sorcerer.") == ""
+    assert lead("What did Tiberius name his pet?", "Tiberius buys a dragonite, which he names Lockheed.") == (
+        "Lockheed. [Session 29 · Part 1]"
+    )
+    assert lead("What was the name of the man's daughter?", "He walks with his daughter Madge.").startswith("Madge.")
+    assert lead("What name did she call Molly?", 'She says "Nonagon, it is a pleasure to see you again."') == ""
     armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
     assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""
     # where something happened is not who did it; whom it went to may be

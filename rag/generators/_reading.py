@@ -58,6 +58,12 @@ _COLOURS = re.compile(
     r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
     re.I,
 )
+_NAMING = re.compile(  # "named", "names him", "called", "known as", "whose name is", then the name (maybe quoted)
+    r"\b(?:named|names|name\s+(?:is|was)|called|calls|call|dubbed|christened|known\s+as)\s+"
+    r"(?:(?:him|her|it|them|me|us)\s+)?[\"“‘']?\s*$",
+    re.I,
+)
+_WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daughter " in "his daughter Madge"
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
@@ -155,10 +161,10 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
         for q in _QUOTED.findall(sentence)
         if norm(q) not in norm(question) and len(q.split()) <= 5 and re.search(r"[A-Z]", q)
     ]
-    if asked.kind == "name":
-        return (quoted or new or [None])[0]
+    quoted = [q for q in quoted if sum(w.islower() and w not in STOPWORDS for w in q.split()) <= 1]  # not speech
+    if asked.kind == "name":  # a title in quotes, or a name the sentence gives as one (not any name it holds)
+        return (quoted or [n for n in new if given_as_name(question, n, sentence)] or [None])[0]
     if asked.kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
-        quoted = [q for q in quoted if sum(w.islower() and w not in STOPWORDS for w in q.split()) <= 1]  # not speech
         return (quoted or [n for n in new if names_the_focus(asked.focus, n, sentence)] or [None])[0]
     if asked.kind == "place":
         placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
@@ -176,6 +182,18 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
         return False
     noun = re.escape(focus.split()[-1].removesuffix("s"))
     return bool(re.search(rf"\b{noun}s?\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
+
+
+def given_as_name(question: str, name: str, sentence: str) -> bool:
+    """The sentence gives ``name`` as a name: after a naming word ("which he names Lockheed", "a bear named
+    Trinket", "He names him "Shelby"") or right after a word of the question ("his daughter Madge", "their father,
+    Syldor"). Any other name in the sentence names someone else: "What did Tiberius name his pet?" had led with
+    "Orion Acaba." from "Orion Acaba plays Tiberius", "What did Percy and Vex name their kids?" with "Grog.\""""
+    before = sentence[: sentence.find(name)]
+    if _NAMING.search(before):
+        return True
+    m = _WORD_BEFORE.search(before)
+    return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in _words(question)
 
 
 def said_by_one_word(name: str, said: str) -> bool:
