@@ -343,6 +343,12 @@ def test_no_lead_rather_than_a_wrong_one():
     )
     assert lead("What was the name of the man's daughter?", "He walks with his daughter Madge.").startswith("Madge.")
     assert lead("What name did she call Molly?", 'She says "Nonagon, it is a pleasure to see you again."') == ""
+    # a place is where one goes, not whom one talks to; the first word of a line of speech is not a name
+    talk = "Talking to Lord Nostoc Greyspine, they find somewhere to sleep and talk to Vex about it."
+    assert lead("Where did they sleep?", talk) == ""
+    assert lead("Where did they sleep?", "They sleep in Kraghammer after talking to Vex.").startswith("Kraghammer.")
+    speech = 'King Murghol glares at her, "Ooh, you are supposed to be dead," and parries.'
+    assert lead("Who is the king of the duergar?", speech) == ""
     armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
     assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""
     # where something happened is not who did it; whom it went to may be

@@ -63,11 +63,24 @@ _NAMING = re.compile(  # "named", "names him", "called", "known as", "whose name
     r"(?:(?:him|her|it|them|me|us)\s+)?[\"“‘']?\s*$",
     re.I,
 )
+_OPENS_SPEECH = re.compile(r"[\"“]\s*$")
 _WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daughter " in "his daughter Madge"
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
+# "to" after these goes to someone, not somewhere
+_TO_SOMEONE = re.compile(
+    r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|send|sent|show|showed|shown|explain|"
+    r"reply|replied|introduce[sd]?|belong|belonged|listen|listened|pray|prayed|bow|bowed|sell|sold|report|"
+    r"reported|lie|lied)(?:s|ed|ing)?\b[\w' ]{0,30}?\bto\s+$",
+    re.I,
+)
+_TITLES = frozenset(  # a name opening with one of these is a person's
+    "lord lady king queen prince princess sir dame captain commander general baron baroness duke duchess count "
+    "countess mister mr mrs ms miss master mistress father mother brother sister professor doctor dr "
+    "watchmaster archmage emperor empress chief".split()
+)
 _IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
@@ -167,7 +180,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
         return (quoted or [n for n in new if names_the_focus(asked.focus, n, sentence)] or [None])[0]
     if asked.kind == "place":
-        placed = [n for n in new if _PLACE_BEFORE.search(sentence[: sentence.find(n)])]
+        placed = [n for n in new if is_place(n, sentence)]
         return (placed or [None])[0]
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
         return None
@@ -182,6 +195,22 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
         return False
     noun = re.escape(focus.split()[-1].removesuffix("s"))
     return bool(re.search(rf"\b{noun}s?\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
+
+
+def opens_speech(before: str) -> bool:
+    """The text before a word ends in an opening quote mark, not after a naming word (`names him "Shelby"`)."""
+    return bool(_OPENS_SPEECH.search(before)) and not _NAMING.search(before)
+
+
+def is_place(name: str, sentence: str) -> bool:
+    """The sentence names a place here: "in Kraghammer", "reached Port Nyanzaru"; not someone spoken or given to
+    ("Talking to Lord Nostoc Greyspine", "gives the map to Vex") or a titled person after any of those words."""
+    before = sentence[: sentence.find(name)]
+    return (
+        bool(_PLACE_BEFORE.search(before))
+        and not _TO_SOMEONE.search(before)
+        and name.split()[0].casefold() not in _TITLES
+    )
 
 
 def given_as_name(question: str, name: str, sentence: str) -> bool:
@@ -215,6 +244,8 @@ def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
         first = name.split()[0].casefold()
         if f" {norm(name)} " in said or (first in STOPWORDS or first in _STARTERS) and " " not in name:
             continue
+        if " " not in name and norm(name) not in linked and opens_speech(sentence[: sentence.find(name)]):
+            continue  # the first word of a line of speech is capitalised because it starts it: "Ooh, you're…"
         if said_by_one_word(name, said):
             continue
         found.append(name)
