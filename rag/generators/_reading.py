@@ -76,11 +76,12 @@ _TO_SOMEONE = re.compile(
     r"reported|lie|lied)(?:s|ed|ing)?\b[\w' ]{0,30}?\bto\s+$",
     re.I,
 )
-_TITLES = frozenset(  # a name opening with one of these is a person's
-    "lord lady king queen prince princess sir dame captain commander general baron baroness duke duchess count "
-    "countess mister mr mrs ms miss master mistress father mother brother sister professor doctor dr "
-    "watchmaster archmage emperor empress chief".split()
-)
+_TITLE_WORDS = """
+lord lady king queen prince princess sir dame captain commander general baron baroness duke duchess count countess
+mister mr mrs ms miss master mistress father mother brother sister professor doctor dr watchmaster archmage emperor
+empress chief
+"""
+_TITLES = frozenset(_TITLE_WORDS.split())  # a name opening with one of these is a person's
 _IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
