@@ -290,6 +290,9 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]
     assert "\n\n" not in "".join(gen.generate("Who is Adra?", settled))
+    # what relates a thing to X is not what X is
+    helmet = [hit("They want to rig a helmet like Clarota's, but Clarota says they don't need it.", 4, 5)]
+    assert "\n\n" not in "".join(gen.generate("Who is Clarota?", helmet))
 
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():

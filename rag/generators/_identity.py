@@ -20,6 +20,11 @@ IDENTITY = re.compile(
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
 MAX_DESCRIPTION_WORDS = 10
+# Words that relate a thing to X rather than say what X is ("a helmet like Clarota's", "a camp near Ubtao")
+_RELATING = frozenset(
+    ["like", "unlike", "near", "beside", "behind", "besides", "toward", "towards", "against", "versus", "beyond"]
+    + ["past", "around", "among", "between", "without", "within", "upon"]
+)
 
 
 # What ends a clause before "the battle, X": a preposition right before it, or an opening "After/When…" with no
@@ -58,8 +63,8 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
             or comma
             or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
         )
-        if before and any(w.casefold() in STOPWORDS for w in before.group(1).split()[1:]):
-            before = None  # "a pact with Acererak", "a drink with Soggy": not what X is
+        if before and any(w.casefold() in STOPWORDS | _RELATING for w in before.group(1).split()[1:]):
+            before = None  # "a pact with Acererak", "a helmet like Clarota's": not what X is
         found = (after and after.group(1)) or (before and before.group(1))
         if found:
             break
