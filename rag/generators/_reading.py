@@ -69,11 +69,11 @@ _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  #
 _TOKEN = re.compile(r"[\w'’-]+")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 _PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
-# "to" after these goes to someone, not somewhere
+# "to" a few words after these goes to someone, not somewhere ("sent to Emon" may be either, so it stays a place)
 _TO_SOMEONE = re.compile(
-    r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|send|sent|show|showed|shown|explain|"
-    r"reply|replied|introduce[sd]?|belong|belonged|listen|listened|pray|prayed|bow|bowed|sell|sold|report|"
-    r"reported|lie|lied)(?:s|ed|ing)?\b[\w' ]{0,30}?\bto\s+$",
+    r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|show|showed|shown|explain|reply|"
+    r"replied|introduce[sd]?|belong|belonged|listen|listened|pray|prayed|bow|bowed|sell|sold|lie|lied)"
+    r"(?:s|ed|ing)?\b(?:\s+[\w']+){0,3}?\s+to\s+$",
     re.I,
 )
 _TITLE_WORDS = """
