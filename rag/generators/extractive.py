@@ -132,7 +132,7 @@ class ExtractiveGenerator(Generator):
         shown = best.text
         if asked.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
-            shown = " ".join(parts[o] for o in self.quote_run(best, set(), parts))
+            shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
         missing = missing_detail(asked, question, shown)
         if missing:
             self.support_note = f"the closest passage never gives {missing}"
