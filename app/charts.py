@@ -25,7 +25,7 @@ from app.tables import (
     stages_run,
 )
 from rag.config import RetrievalConfig
-from rag.models import Chunk, Hit
+from rag.models import Answer, Chunk, Hit
 
 COLORS = {SHOWN: "#7b4f2c", "other": "#c9b79c", "threshold": "#b03a2e"}
 MATCH_COLORS = {
@@ -232,5 +232,27 @@ def chunks_per_session_figure(chunks: Sequence[Chunk]) -> go.Figure:
         xaxis_title="session",
         xaxis_type="category",
         yaxis_title="passages",
+    )
+    return fig
+
+
+def cited_scores_figure(result: Answer) -> go.Figure:
+    """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour."""
+    cited = {c.chunk_id for c in result.citations if c.chunk_id}
+    hits = list(reversed(result.hits))
+    fig = go.Figure(
+        go.Bar(
+            x=[h.score for h in hits],
+            y=[f"#{h.rank} {h.chunk.name}" for h in hits],
+            orientation="h",
+            marker_color=[COLORS[SHOWN] if h.chunk.id in cited else COLORS["other"] for h in hits],
+            hovertext=[h.chunk.text[:160] for h in hits],
+        )
+    )
+    fig.update_layout(
+        height=60 + 28 * len(hits),
+        margin=dict(l=10, r=10, t=30, b=10),
+        title="Passages given to the answerer (dark = cited)",
+        xaxis_title="retrieval score",
     )
     return fig

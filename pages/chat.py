@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import WHY_CAPTION, why_figure
+from app.charts import WHY_CAPTION, cited_scores_figure, why_figure
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
 from rag.tracking import record_answer
 
-TURNS = "chat_turns"  # list of {"question": str, "answer": Answer}
+# list of {"question": str, "answer": Answer | None, "error": str}: a turn is kept from the moment it is asked,
+# so a question whose answer never came (the player asked again meanwhile, or it failed) stays on screen
+TURNS = "chat_turns"
+UNANSWERED = "No answer: you asked the next question before this one's answer came. Ask it again to see its answer."
 CONFIDENCE_HELP = (
     "How sure the answer is, from how closely the passages match the question and whether every citation "
     "points at a passage that was read. When it is not sure, open the passages before you rely on it."
@@ -54,26 +56,32 @@ def new_conversation() -> None:
     st.session_state[TURNS] = []
 
 
-def scores_figure(result: Answer) -> go.Figure:
-    """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour."""
-    cited = {c.chunk_id for c in result.citations if c.chunk_id}
-    hits = list(reversed(result.hits))
-    fig = go.Figure(
-        go.Bar(
-            x=[h.score for h in hits],
-            y=[f"#{h.rank} {h.chunk.name}" for h in hits],
-            orientation="h",
-            marker_color=["#7b4f2c" if h.chunk.id in cited else "#c9b79c" for h in hits],
-            hovertext=[h.chunk.text[:160] for h in hits],
+def ask_again(i: int) -> None:
+    """The unanswered turn moves to the end of the chat and is answered there."""
+    st.session_state[story.ASK] = st.session_state[TURNS].pop(i)["question"]
+
+
+def show_turn(turn: dict, i: int, retrieval: RetrievalConfig) -> None:
+    """An earlier turn as it ended: its answer, the error it met, or a question left without an answer."""
+    with st.chat_message("user"):
+        st.markdown(_md(turn["question"]))
+    with st.chat_message("assistant"):
+        if turn["answer"] is not None:
+            st.markdown(_md(turn["answer"].text))
+            show_answer(turn["answer"], f"turn{i}", retrieval)
+            return
+        if turn.get("error"):
+            st.error(turn["error"])
+        else:
+            st.info(UNANSWERED, icon=":material/hourglass_disabled:")
+        st.button(
+            "Ask it again",
+            icon=":material/replay:",
+            key=f"again{i}",
+            on_click=ask_again,
+            args=(i,),
+            width="content",
         )
-    )
-    fig.update_layout(
-        height=60 + 28 * len(hits),
-        margin=dict(l=10, r=10, t=30, b=10),
-        title="Passages given to the answerer (dark = cited)",
-        xaxis_title="retrieval score",
-    )
-    return fig
 
 
 def show_citations(result: Answer) -> None:
@@ -134,7 +142,7 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
                 f"answerer: {trace.get('generator')}"
             )
         if result.hits:
-            st.plotly_chart(scores_figure(result), width="stretch", config=PLOT, key=f"scores_{key}")
+            st.plotly_chart(cited_scores_figure(result), width="stretch", config=PLOT, key=f"scores_{key}")
         timings = trace.get("timings") or {}
         if timings.get("total"):
             st.caption(f"{1000 * timings['total']:.0f} ms in all")
@@ -240,11 +248,7 @@ if st.session_state.get("_turns_dropped") and turns:
     )
 
 for i, turn in enumerate(turns):
-    with st.chat_message("user"):
-        st.markdown(_md(turn["question"]))
-    with st.chat_message("assistant"):
-        st.markdown(_md(turn["answer"].text))
-        show_answer(turn["answer"], f"turn{i}", config.retrieval)
+    show_turn(turn, i, config.retrieval)
 
 if recapping:
     _, cap = sidebar.search_settings(config)
@@ -257,11 +261,13 @@ if recapping:
     turns.append({"question": result.question, "answer": result})
 
 if asking:
+    history = [(t["question"], t["answer"].text) for t in turns if t["answer"] is not None]
+    turn = {"question": question, "answer": None}
+    turns.append(turn)  # kept now: a question asked before this answer comes must not wipe this one out
     with st.chat_message("user"):
         st.markdown(_md(question))
     with st.chat_message("assistant"):
         cfg, filters = sidebar.search_settings(config)
-        history = [(t["question"], t["answer"].text) for t in turns]
         try:
             with st.spinner(working(cfg)):
                 stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
@@ -270,12 +276,13 @@ if asking:
             st.write_stream(_md(piece) for piece in stream)
             result = stream.answer
         except ChroniclerError as err:
-            st.error(err.one_line())
+            turn["error"] = err.one_line()
+            st.error(turn["error"])
             if isinstance(err, CampaignNotFoundError):
                 st.page_link("pages/ingest.py", label="Add notes to this campaign", icon=":material/upload_file:")
             st.stop()
-        show_answer(result, f"turn{len(turns)}", cfg.retrieval)
-    turns.append({"question": question, "answer": result})
+        turn["answer"] = result
+        show_answer(result, f"turn{len(turns) - 1}", cfg.retrieval)
     if cfg.tracking.enabled:
         try:
             record_answer(cfg, result)

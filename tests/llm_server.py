@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -15,6 +16,7 @@ KEY = "sk-test-good"
 
 class Handler(BaseHTTPRequestHandler):
     failures_left = 0  # answer 503 this many times first (to exercise retries)
+    slow_seconds = 6.0  # "slow-model" waits this long before it answers, like a busy local model
     requests: list[dict] = []
     reply = staticmethod(lambda body: "What did Herris give Vox Machina?")  # non-streaming replies
 
@@ -58,7 +60,9 @@ class Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
-        if model != "known-model":
+        if model == "slow-model":
+            time.sleep(Handler.slow_seconds)
+        elif model != "known-model":
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
         pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):

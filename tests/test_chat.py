@@ -77,6 +77,9 @@ def test_bounds_a_long_question_is_refused_and_the_chat_keeps_its_last_turns(tmp
     at = ask(at, "Trinket " * 200)  # 1,600 characters
     assert "limits.question_chars" in texts(at.error) and not at.exception
     at.switch_page(CHAT).run()
+    # the question and what stopped it stay in the chat, with a way to ask it again
+    assert texts(at.chat_message[0].markdown).startswith("Trinket Trinket")
+    assert "limits.question_chars" in texts(at.error) and at.button(key="again0")
     for question in ("Which bear did Vex tame?", "What did Nostoc offer?", "Who smashed the duergar patrol?"):
         at = ask(at, question)
     questions = [texts(m.markdown) for m in at.chat_message if m.name == "user"]
