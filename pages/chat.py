@@ -61,7 +61,7 @@ def ask_again(i: int) -> None:
     st.session_state[story.ASK] = st.session_state[TURNS].pop(i)["question"]
 
 
-def show_turn(turn: dict, i: int, retrieval: RetrievalConfig) -> None:
+def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> None:
     """An earlier turn as it ended: its answer, the error it met, or a question left without an answer."""
     with st.chat_message("user"):
         st.markdown(_md(turn["question"]))
@@ -80,6 +80,7 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig) -> None:
             key=f"again{i}",
             on_click=ask_again,
             args=(i,),
+            disabled=not can_ask,  # the store is down: the question stays here until it can be asked
             width="content",
         )
 
@@ -248,7 +249,7 @@ if st.session_state.get("_turns_dropped") and turns:
     )
 
 for i, turn in enumerate(turns):
-    show_turn(turn, i, config.retrieval)
+    show_turn(turn, i, config.retrieval, has_notes)
 
 if recapping:
     _, cap = sidebar.search_settings(config)

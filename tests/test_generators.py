@@ -459,6 +459,25 @@ def test_the_asked_detail_may_come_in_the_line_after_the_best_one():
     assert gen.support_note == "the closest passage never gives an amount"
 
 
+def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
+    """The best-matching sentence may hold a number that is someone else's ("Valindra … at 16" for "How old is
+    Xandala?") while the sentences the answer quotes hold none: such an answer cannot say an age, so it says the
+    notes don't."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    question = "How old is Xandala?"
+    hits = [
+        hit(
+            "Xandala has a long heart to heart with the friends of her father. Rodvan is shocked to see Xandala.", 15, 1
+        ),
+        hit("The party talks to Xandala at the camp by the river.", 16, 1, 2),
+        hit("Valindra was old enough to fight Xandala at 16.", 22, 2, 3),
+    ]
+    assert gen.scored(question, hits)[0].text.startswith("Valindra")  # the best match, with an age in it
+    assert "16" not in "".join(gen.generate(question, hits))  # but not among what the answer would quote
+    assert gen.support(question, hits) == 0.0
+    assert gen.support_note == "the passages it would quote never give an age"
+
+
 def test_a_question_about_something_no_passage_mentions_is_refused():
     """Names the notes know (Port Nyanzaru, Morgan) bring back passages that score like answers; the thing asked
     about (a mayor, Morgan's horse, a birthday) is what the notes never mention."""

@@ -71,3 +71,8 @@ def joined(parts: list[str]) -> str:
     for part in parts[1:]:
         out += (" " if out.endswith(_ENDS) else " / ") + part.rstrip()
     return out
+
+
+def story_order(s: Sentence) -> tuple:
+    """Campaign, session, note, passage, sentence: quotes read the way the campaign unfolded."""
+    return (*s.hit.chunk.story_key, s.order)

@@ -32,6 +32,7 @@ from rag.generators._sentences import (
     joined,
     passage_parts,
     split_sentences,
+    story_order,
     words,
 )
 from rag.generators._unsaid import unsaid
@@ -134,8 +135,10 @@ class ExtractiveGenerator(Generator):
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
         missing = missing_detail(asked, question, shown)
-        if missing:
-            self.support_note = f"the closest passage never gives {missing}"
+        unquoted = None if missing else missing_detail(asked, question, self.quotes_text(question, hits))
+        if missing or unquoted:
+            where = "closest passage never gives" if missing else "passages it would quote never give"
+            self.support_note = f"the {where} {missing or unquoted}"
             return 0.0
         if about:  # ...scored on the question's other words: the name alone answers nothing
             rest = content_words(question) - {w for n in asked.names for w in content_words(n)}
@@ -182,6 +185,12 @@ class ExtractiveGenerator(Generator):
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             quote = joined([parts[s.hit.chunk.id][order] for order in run])
             yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
+
+    def quotes_text(self, question: str, hits: list[Hit]) -> str:
+        """All that the answer would quote: "How old is Xandala?" is best matched by Valindra's age at a sentence
+        the answer does not pick, and an answer whose quotes hold no age cannot say it."""
+        parts, runs = self.quoted(self.pick(question, hits))
+        return " ".join(joined([parts[s.hit.chunk.id][o] for o in run]) for s, run in runs)
 
     @classmethod
     def quoted(cls, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
@@ -285,12 +294,6 @@ def when_first(question: str, sentence: str) -> str:
     if not ASKS_MEETING.search(question):
         return "First mentioned in "
     return "First met in " if MEETS.search(sentence) else "First named in "
-
-
-def story_order(s: Sentence) -> tuple:
-    """Campaign, session, note, passage, sentence: quotes read the way the campaign unfolded."""
-    c = s.hit.chunk
-    return (c.campaign_no or 0, c.session is None, c.session or 0.0, c.source, c.position, s.order)
 
 
 def create(config: AnswerConfig, embedder=None) -> ExtractiveGenerator:

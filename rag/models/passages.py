@@ -221,6 +221,12 @@ class Chunk:
         return cls(**known)
 
     @property
+    def story_key(self) -> tuple:
+        """Where the passage comes in the story: campaign, then session, then note and place in it; passages
+        without a session (reference pages) come last."""
+        return (self.campaign_no or 0, self.session is None, self.session or 0.0, self.source, self.position)
+
+    @property
     def label(self) -> str:
         """How a citation names this chunk: ``[Session 5 · The Sunken Tavern]``."""
         return f"[{self.name}]"

@@ -81,12 +81,6 @@ def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
     return merged
 
 
-def story_order(hit: Hit) -> tuple:
-    """Campaign, then session, then note and position: passages without a session come last."""
-    c = hit.chunk
-    return (c.campaign_no or 0, c.session is None, c.session or 0.0, c.source, c.position)
-
-
 class Retriever:
     def __init__(
         self,
@@ -139,7 +133,7 @@ class Retriever:
             hit.kept = floor is None or hit.score >= floor
         kept = [h for h in candidates if h.kept][:k]
         if cfg.order == "session":  # read like the campaign unfolded; each hit keeps its rank for the charts
-            kept.sort(key=story_order)
+            kept.sort(key=lambda h: h.chunk.story_key)
         timings["total"] = sum(timings.values())
         best = min(kept, key=lambda h: h.rank, default=None)  # kept[0] is not the best in session order
         rerank = best.scores.get("rerank") if best is not None else None
