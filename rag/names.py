@@ -99,3 +99,27 @@ def stem(word: str) -> str:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
+
+
+_TITLE_WORDS = """
+lord lady king queen prince princess sir dame captain commander general baron baroness duke duchess count countess
+mister mr mrs ms miss master mistress father mother brother sister professor doctor dr watchmaster archmage emperor
+empress chief
+"""
+TITLES = frozenset(_TITLE_WORDS.split())  # a name opening with one of these is a person's
+
+
+def said_by_one_word(name: str, said: str) -> bool:
+    """A two-word personal name ("Lionel Gayheart", "Locke Hancock") is said by either word of four letters or
+    more, but not by a title ("King Murghol" is not said by "Who is the king…?"); a name built with "of" or "the"
+    ("Heart of the Wild") only whole. ``said``: a text's ``norm`` form, padded with a space at each end."""
+    words = norm(name).split()
+    personal = len(words) == 2 and not {"of", "the", "de"} & set(words)
+    return personal and any(len(w) >= 4 and w not in TITLES and f" {w} " in said for w in words)
+
+
+def names_passage(wanted: tuple[str, ...], text: str) -> bool:
+    """The passage names someone the question names: the whole name, or for a two-word personal name
+    ("Lionel Gayheart") either word; a name built with "of" ("Heart of the Wild") only whole."""
+    said = f" {norm(text)} "
+    return any(f" {norm(name)} " in said or said_by_one_word(name, said) for name in wanted)

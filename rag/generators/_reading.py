@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rag.generators._identity import IDENTITY, describe, identity_subject
 from rag.generators._who import doers, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import AUXILIARIES, STOPWORDS, names, norm
+from rag.names import AUXILIARIES, STOPWORDS, TITLES, names, norm, said_by_one_word
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _KINDS = (  # first match wins
@@ -47,6 +47,8 @@ _AMOUNT = re.compile(
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
+# A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
+_SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b", re.I)
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
     r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
     re.I,
@@ -76,12 +78,6 @@ _TO_SOMEONE = re.compile(
     r"(?:s|ed|ing)?\b(?:\s+[\w']+){0,3}?\s+to\s+$",
     re.I,
 )
-_TITLE_WORDS = """
-lord lady king queen prince princess sir dame captain commander general baron baroness duke duchess count countess
-mister mr mrs ms miss master mistress father mother brother sister professor doctor dr watchmaster archmage emperor
-empress chief
-"""
-_TITLES = frozenset(_TITLE_WORDS.split())  # a name opening with one of these is a person's
 _IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
@@ -210,7 +206,7 @@ def is_place(name: str, sentence: str) -> bool:
     return (
         bool(_PLACE_BEFORE.search(before))
         and not _TO_SOMEONE.search(before)
-        and name.split()[0].casefold() not in _TITLES
+        and name.split()[0].casefold() not in TITLES
     )
 
 
@@ -224,15 +220,6 @@ def given_as_name(question: str, name: str, sentence: str) -> bool:
         return True
     m = _WORD_BEFORE.search(before)
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in _words(question)
-
-
-def said_by_one_word(name: str, said: str) -> bool:
-    """A two-word personal name ("Lionel Gayheart", "Locke Hancock") is said by either word of four letters or
-    more; a name built with "of" or "the" ("Heart of the Wild") only whole. ``said``: a text's ``norm`` form,
-    padded with a space at each end."""
-    words = norm(name).split()
-    personal = len(words) == 2 and not {"of", "the", "de"} & set(words)
-    return personal and any(len(w) >= 4 and f" {w} " in said for w in words)
 
 
 def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
@@ -287,8 +274,6 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
     if asked.kind in ("amount", "money", "age"):
-        return (
-            None if re.search(rf"{_NUMBER}|\b(gold|gp|platinum|silver|copper|coins?|free)\b", sentence, re.I) else label
-        )
+        return None if _SAYS_AMOUNT.search(sentence) else label
     pattern = _YEAR if asked.kind == "year" else _COLOURS
     return None if pattern.search(sentence) else label

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.generators._reading import named_near, said_by_one_word
-from rag.names import norm
+from rag.generators._reading import named_near
+from rag.names import norm, said_by_one_word
 
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"

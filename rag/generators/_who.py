@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag.names import AUXILIARIES, STOPWORDS
+from rag.names import AUXILIARIES, STOPWORDS, norm
 
 # Past tenses and participles that no suffix rule finds, with the verbs players ask "who …?" about most.
 _IRREGULAR_FORMS = """
@@ -45,6 +45,12 @@ _GIVES_WORK = "hire send task commission employ"
 _ROLES = {
     verb.strip(): frozenset(words.split()) for verb, words in (entry.split(":") for entry in _ROLE_WORDS.split("|"))
 }
+# "Who is the king of Kraghammer?" asks for the one the notes give that role ("King Murghol", "Adra, the owner"),
+# never any name in a sentence that mentions the role ("Scanlan suggests to the king…")
+_ROLE_QUESTION = re.compile(
+    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+([a-z]+)\b(?!['’])", re.I
+)
+_ROLE_NAMES = frozenset().union(*_ROLES.values())
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
 # "Who gave …", "Who first gave …" (the verb after any adverb)
@@ -81,10 +87,34 @@ def base(word: str) -> str:
 def asked_verbs(question: str) -> frozenset[str]:
     """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
     lower-case words after its subject up to a preposition ({marri}); none for "Who is/was…?"."""
+    role = asked_role(question)
+    if role:
+        return frozenset({base(role)})
     verbs = _verbs(question)
     if base("give") in verbs and _WORK.search(question):
         return verbs | {base(v) for v in _GIVES_WORK.split()}
     return verbs
+
+
+def asked_role(question: str) -> str | None:
+    """The role a "Who is the <role>…?" question asks for by its word ("king"), or None."""
+    m = _ROLE_QUESTION.match(question)
+    return m.group(1).casefold() if m and m.group(1).casefold() in _ROLE_NAMES else None
+
+
+def given_role(role: str, name: str, sentence: str) -> bool:
+    """The sentence gives the name that role: "King Murghol", "the captain of the guard, Jarett", "Adra, the tavern
+    owner"."""
+    if norm(name).split()[:1] == [role]:
+        return True
+    r, n = re.escape(role), re.escape(name)
+    return bool(
+        re.search(
+            rf"\b{r}s?(?:\s+of\s+(?:the\s+)?\w+)?,?\s+(?:(?:named|called)\s+)?{n}|{n},?\s+(?:the\s+|a\s+)?(?:\w+\s+)?{r}\b",
+            sentence,
+            re.I,
+        )
+    )
 
 
 def _verbs(question: str) -> frozenset[str]:
@@ -125,7 +155,10 @@ def doers(names: list[str], sentence: str, question: str) -> list[str]:
       no doer: in "The party was hired to go into Kraghammer seeking Lady Kima", Kima is whom they seek.
     - "Who gave…?" asks for the subject: a name before the verb, the nearest first; "Who did Locke marry?" for
       the object: a name after it first.
-    With no verb asked ("Who is…?") every name may answer, in the sentence's order."""
+    With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
+    ("Who is the king…?") only a name given that role."""
+    if asked := asked_role(question):
+        return [n for n in names if given_role(asked, n, sentence)]
     role = role_word(question, sentence)
     if role:
         at = re.search(rf"\b{role}\b", sentence, re.I)

@@ -20,7 +20,6 @@ from rag.generators import Generator, History
 from rag.generators._reading import (
     missing_detail,
     read_question,
-    said_by_one_word,
     says_unknown,
     session_label,
     short_answer,
@@ -38,7 +37,7 @@ from rag.generators._sentences import (
 from rag.generators._unsaid import unsaid
 from rag.generators._who import asked_verbs
 from rag.models import Hit
-from rag.names import norm
+from rag.names import names_passage
 from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
 
 # The support score (refusals) and the selection score (which sentences to quote) weigh the same parts
@@ -245,17 +244,21 @@ class ExtractiveGenerator(Generator):
         self, question: str, runs: list[tuple[Sentence, list[int]]], scored: list[Sentence]
     ) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
-        quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it."""
+        quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
+        asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
+        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"."""
         asked = read_question(question)
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
-        for s, run in runs[:MAX_LEAD_SENTENCES]:
-            shown = [by_place[place] for place in ((s.hit.chunk.id, order) for order in run) if place in by_place]
-            for sentence in shown:
-                found = short_answer(asked, question, sentence.text, sentence.hit.chunk, sentence.previous)
-                if found and asked.kind == "session":
-                    return f"{when_first(question, sentence.text)}{found}", sentence
-                if found:
-                    return found, sentence
+        places = ((s.hit.chunk.id, order) for s, run in runs[:MAX_LEAD_SENTENCES] for order in run)
+        shown = [by_place[place] for place in places if place in by_place]
+        if asked.kind in ("name", "thing") and asked.names:
+            shown.sort(key=lambda sentence: not names_passage(asked.names, sentence.text))  # stable
+        for sentence in shown:
+            found = short_answer(asked, question, sentence.text, sentence.hit.chunk, sentence.previous)
+            if found and asked.kind == "session":
+                return f"{when_first(question, sentence.text)}{found}", sentence
+            if found:
+                return found, sentence
         return None
 
 
@@ -277,13 +280,6 @@ def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str)
         return runs
     session = (source.hit.chunk.campaign_no, source.hit.chunk.session)
     return [(s, run) for s, run in runs if (s.hit.chunk.campaign_no, s.hit.chunk.session) == session]
-
-
-def names_passage(names: tuple[str, ...], text: str) -> bool:
-    """The passage names someone the question names: the whole name, or for a two-word personal name
-    ("Lionel Gayheart") either word; a name built with "of" ("Heart of the Wild") only whole."""
-    said = f" {norm(text)} "
-    return any(f" {norm(name)} " in said or said_by_one_word(name, said) for name in names)
 
 
 def when_first(question: str, sentence: str) -> str:
