@@ -97,3 +97,19 @@ def settle(pg) -> None:
 
     expect(pg.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning", timeout=SLOW)
     pg.wait_for_timeout(300)
+
+
+@contextlib.contextmanager
+def app_page(tmp: Path, **env_vars: str) -> Iterator:
+    """The app served (``serve``) with one Chromium tab open on it, 1280 px wide; yields the Playwright page."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with serve(tmp, **env_vars) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        expect.set_options(timeout=30_000)
+        pg = browser.new_page(viewport={"width": 1280, "height": 1400})
+        pg.goto(url)
+        try:
+            yield pg
+        finally:
+            browser.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import ARGS, CHROMIUM, SLOW, serve, settle
+from tests.browser import SLOW, app_page, settle
 from tests.helpers import write_vault
 from tests.llm_server import KEY
 
@@ -17,8 +17,6 @@ FIRST, SECOND = "Who gave us the map of the mines?", "Where did we meet Grog?"
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory, llm_server):
-    from playwright.sync_api import expect, sync_playwright
-
     tmp = tmp_path_factory.mktemp("chat-browser")
     env = {
         "CHRONICLER_NOTES_DIR": str(write_vault(tmp / "vault")),
@@ -27,13 +25,8 @@ def page(tmp_path_factory, llm_server):
         "CHRONICLER_ANSWER__API_KEY": KEY,
         "CHRONICLER_ANSWER__MODEL": "slow-model",
     }
-    with serve(tmp, **env) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        expect.set_options(timeout=30_000)
-        pg = browser.new_page(viewport={"width": 1280, "height": 1400})
-        pg.goto(url)
+    with app_page(tmp, **env) as pg:
         yield pg
-        browser.close()
 
 
 def test_a_question_asked_before_the_last_answer_came_keeps_the_first(page):

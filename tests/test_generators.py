@@ -384,6 +384,8 @@ def test_no_lead_rather_than_a_wrong_one():
     # "Who gave us the quest?": notes say who hired or sent the party
     assert lead("Who gave the party the quest in Kraghammer?", hired).startswith("Allura Vysoren.")
     assert lead("Who gave Vex the bow?", hired) == ""  # a bow is no work: hiring does not give it
+    island = "Following a map of the island provided by Clarota, the group set off by boat across the lake."
+    assert lead("Who gave us the map?", island).startswith("Clarota.")  # a thing is provided, offered, granted
     # the noun after its determiner is whom the question is about, not its verb ("cat" is said everywhere)
     assert lead("Who did the cat meet in the pine forest?", "They set out, the cat in the lead, and Ebe after.") == ""
     # a role word says the verb: notes name who runs or rules a place by the role, next to the name

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.browser import ARGS, CHROMIUM, SLOW, serve, settle
+from tests.browser import SLOW, app_page, settle
 from tests.secret_vault import canaries_in, write_secret_vault
 
 pytestmark = pytest.mark.browser
@@ -20,18 +20,11 @@ QUESTIONS = ["What is in the GM notes?", "Who is the real villain?", "Who sank t
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    from playwright.sync_api import expect, sync_playwright
-
     tmp = tmp_path_factory.mktemp("secrets-browser")
     vault = write_secret_vault(tmp / "vault")
     env = {"CHRONICLER_NOTES_DIR": str(vault), "CHRONICLER_GM_PASSPHRASE": PASSPHRASE}
-    with serve(tmp, **env) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        expect.set_options(timeout=30_000)
-        pg = browser.new_page(viewport={"width": 1280, "height": 1400})
-        pg.goto(url)
+    with app_page(tmp, **env) as pg:
         yield pg
-        browser.close()
 
 
 def body(pg) -> str:

@@ -42,6 +42,8 @@ teach: teacher mentor master | serve: servant | found: founder
 # Allura Vysoren"), seldom that someone "gave" it
 _WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
 _GIVES_WORK = "hire send task commission employ"
+# "Who gave us the map?": notes also say a thing was provided, offered or granted ("a map provided by Clarota")
+_GIVES = "provide offer grant"
 _ROLES = {
     verb.strip(): frozenset(words.split()) for verb, words in (entry.split(":") for entry in _ROLE_WORDS.split("|"))
 }
@@ -91,8 +93,8 @@ def asked_verbs(question: str) -> frozenset[str]:
     if role:
         return frozenset({base(role)})
     verbs = _verbs(question)
-    if base("give") in verbs and _WORK.search(question):
-        return verbs | {base(v) for v in _GIVES_WORK.split()}
+    if base("give") in verbs:
+        return verbs | {base(v) for v in (_GIVES_WORK if _WORK.search(question) else _GIVES).split()}
     return verbs
 
 
