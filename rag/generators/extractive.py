@@ -182,14 +182,13 @@ class ExtractiveGenerator(Generator):
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
             runs = proving(runs, source, read_question(question).kind)
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
-            quote = joined([parts[s.hit.chunk.id][order] for order in run])
-            yield f"{'' if i == 0 else ' '}{quote} {s.hit.chunk.label}"
+            yield f"{'' if i == 0 else ' '}{quote_text(parts, s, run)} {s.hit.chunk.label}"
 
     def quotes_text(self, question: str, hits: list[Hit]) -> str:
         """All that the answer would quote: "How old is Xandala?" is best matched by Valindra's age at a sentence
         the answer does not pick, and an answer whose quotes hold no age cannot say it."""
         parts, runs = self.quoted(self.pick(question, hits))
-        return " ".join(joined([parts[s.hit.chunk.id][o] for o in run]) for s, run in runs)
+        return " ".join(quote_text(parts, s, run) for s, run in runs)
 
     @classmethod
     def quoted(cls, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
@@ -260,6 +259,10 @@ class ExtractiveGenerator(Generator):
             if found:
                 return found, sentence
         return None
+
+
+def quote_text(parts: dict[str, list[str]], s: Sentence, run: list[int]) -> str:
+    return joined([parts[s.hit.chunk.id][order] for order in run])
 
 
 def standing(hit: Hit) -> float:
