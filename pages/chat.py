@@ -19,9 +19,13 @@ from rag.models import Answer, format_session
 from rag.tracking import record_answer
 
 # list of {"question": str, "answer": Answer | None, "error": str}: a turn is kept from the moment it is asked,
-# so a question whose answer never came (the player asked again meanwhile, or it failed) stays on screen
+# so a question whose answer never came (the player asked again or went to another page meanwhile, or it failed)
+# stays on screen
 TURNS = "chat_turns"
-UNANSWERED = "No answer: you asked the next question before this one's answer came. Ask it again to see its answer."
+UNANSWERED = (
+    "No answer: you asked the next question before this one's answer came (or left the page first). "
+    "Ask it again to see its answer."
+)
 CONFIDENCE_HELP = (
     "How sure the answer is, from how closely the passages match the question and whether every citation "
     "points at a passage that was read. When it is not sure, open the passages before you rely on it."

@@ -18,6 +18,7 @@ import numpy as np
 from rag.config import AnswerConfig
 from rag.generators import Generator, History
 from rag.generators._reading import (
+    DETAIL_KINDS,
     missing_detail,
     read_question,
     says_unknown,
@@ -133,11 +134,12 @@ class ExtractiveGenerator(Generator):
         if asked.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
-        missing = missing_detail(asked, question, shown)
-        unquoted = None if missing else missing_detail(asked, question, self.quotes_text(question, hits))
-        if missing or unquoted:
-            where = "closest passage never gives" if missing else "passages it would quote never give"
-            self.support_note = f"the {where} {missing or unquoted}"
+        missing, where = missing_detail(asked, question, shown), "closest passage never gives"
+        if not missing and asked.kind in DETAIL_KINDS:  # what the answer would quote must give it too
+            missing = missing_detail(asked, question, self.quotes_text(question, hits))
+            where = "passages it would quote never give"
+        if missing:
+            self.support_note = f"the {where} {missing}"
             return 0.0
         if about:  # ...scored on the question's other words: the name alone answers nothing
             rest = content_words(question) - {w for n in asked.names for w in content_words(n)}
