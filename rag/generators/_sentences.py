@@ -73,6 +73,11 @@ def joined(parts: list[str]) -> str:
     return out
 
 
+def quote_text(parts: dict[str, list[str]], s: Sentence, run: list[int]) -> str:
+    """A quote of ``s``: the parts of its passage (``parts`` by chunk id) at the places in ``run``, joined."""
+    return joined([parts[s.hit.chunk.id][order] for order in run])
+
+
 def story_order(s: Sentence) -> tuple:
     """Campaign, session, note, passage, sentence: quotes read the way the campaign unfolded."""
     return (*s.hit.chunk.story_key, s.order)

@@ -31,6 +31,7 @@ from rag.generators._sentences import (
     content_words,
     joined,
     passage_parts,
+    quote_text,
     split_sentences,
     story_order,
     words,
@@ -261,10 +262,6 @@ class ExtractiveGenerator(Generator):
             if found:
                 return found, sentence
         return None
-
-
-def quote_text(parts: dict[str, list[str]], s: Sentence, run: list[int]) -> str:
-    return joined([parts[s.hit.chunk.id][order] for order in run])
 
 
 def standing(hit: Hit) -> float:
