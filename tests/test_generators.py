@@ -393,6 +393,22 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who runs the Iron Hearth Tavern?", owner).startswith("Adra.")
     assert lead("Who owns the Iron Hearth Tavern?", "Adra, the owner, thanks Vax'ildan.").startswith("Adra.")
     assert lead("Who rules Emberhold?", "Grog smashes a duergar patrol in Emberhold with Vax'ildan.") == ""
+    # "Whose …?" asks for an owner: a name the sentence gives as the thing's, never any name beside it
+    skeleton = "Nott asks Caleb to identify the bracelets she found on the skeleton in the basement."
+    assert lead("Whose skeleton was Nott looting in the basement?", skeleton) == ""
+    assert lead("Whose coat hangs on the post?", "Caleb hangs Molly's old coat on the post.").startswith("Molly.")
+    assert lead("Whose coat hangs on the post?", "On the post hangs the coat of Molly.").startswith("Molly.")
+    barrels = "On five of the six barrels are the names Lord Briarwood and Anna Ripley, all conspirators."
+    assert lead("Whose names are written on the barrels?", barrels).startswith("Lord Briarwood.")
+    # a group one is among is no place: "the others in Vox Machina" do not live there
+    among = "Balgus looks forward to a bear fight, as the others in Vox Machina follow Vex down."
+    assert lead("Where is Vex's bear from?", among) == ""
+    # a place is also named by what it is: "the dwarven city of Kraghammer", "a fortress called Emberhold"
+    fortress = "They found their way to a duergar fortress called Emberhold and found Lady Kima captive beneath."
+    assert lead("Where did we rescue Lady Kima?", fortress).startswith("Emberhold.")
+    city = "Vox Machina have just entered the dwarven city of Kraghammer for the first time."
+    assert lead("Where did Vox Machina go first?", city).startswith("Kraghammer.")
+    assert lead("Where did they pray?", "They pray at dawn in the temple of Bahamut with Pike.") == ""  # a god's
 
 
 def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():

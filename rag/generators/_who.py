@@ -53,6 +53,8 @@ _ROLE_QUESTION = re.compile(
     r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+([a-z]+)\b(?!['’])", re.I
 )
 _ROLE_NAMES = frozenset().union(*_ROLES.values())
+# "Whose skeleton…?", "Whose ship did we take?": the noun whose owner is asked
+_WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
 # "Who gave …", "Who first gave …" (the verb after any adverb)
@@ -102,6 +104,22 @@ def asked_role(question: str) -> str | None:
     """The role a "Who is the <role>…?" question asks for by its word ("king"), or None."""
     m = _ROLE_QUESTION.match(question)
     return m.group(1).casefold() if m and m.group(1).casefold() in _ROLE_NAMES else None
+
+
+def asked_owner_of(question: str) -> str | None:
+    """The thing a "Whose …?" question asks the owner of ("skeleton"), or None."""
+    m = _WHOSE.match(question)
+    return m.group(1).casefold() if m else None
+
+
+def given_as_owner(thing: str, name: str, sentence: str) -> bool:
+    """The sentence gives the name as the thing's owner: "Molly's coat", "the coat of Molly", "the coat belongs to
+    Molly". Any other name in a sentence about the thing is a guess: "Whose skeleton was Nott looting?" was
+    answered "Caleb." from "Nott asks Caleb to identify the bracelets she found on the skeleton"."""
+    t, n = re.escape(thing.removesuffix("s")), re.escape(name)
+    owned = rf"{n}(?:'s|’s|s'|’)\s+(?:[\w-]+\s+){{0,2}}?{t}s?\b"
+    of = rf"\b{t}s?\s+(?:of|belonging to|that belongs? to|which belongs? to|belongs? to|owned by)\s+(?:the\s+)?{n}"
+    return bool(re.search(f"{owned}|{of}", sentence, re.I))
 
 
 def given_role(role: str, name: str, sentence: str) -> bool:
