@@ -87,7 +87,7 @@ _TO_SOMEONE = re.compile(
 )
 # "the others in Vox Machina", "everyone from the Mighty Nein": a group one belongs to, not a place
 _AMONG = re.compile(
-    r"\b(?:others|rest|members?|everyone|everybody|anyone|someone|none|each|all|most|some)\s+(?:in|from|at)\s+$",
+    r"\b(?:others|rest|members?|everyone|everybody|anyone|someone|none|each|all|most|some)\s+(?:in|from|at)\s+(?:the\s+)?$",
     re.I,
 )
 _IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
