@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 
 from rag.generators._identity import IDENTITY, describe, identity_subject
+from rag.generators._places import in_place, is_place
 from rag.generators._who import asked_owner_of, doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import AUXILIARIES, STOPWORDS, TITLES, names, norm, said_by_one_word
+from rag.names import AUXILIARIES, STOPWORDS, names, norm, said_by_one_word
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _KINDS = (  # first match wins
@@ -70,27 +71,6 @@ _WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daugh
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
-# "the dwarven city of Kraghammer", "a fortress called Emberhold" ("the temple of Bahamut" is a god's, not a place)
-_PLACE_NOUN = re.compile(
-    r"(?:\b(?:city|town|village|hamlet|capital|port|kingdom|realm|region|island|isle|forest|jungle|mountains?|lake|"
-    r"river|sea|mines?|caves?|caverns?|ruins)\s+of|\b(?:city|town|village|port|island|isle|forest|fortress|fort|castle|"
-    r"keep|citadel|temple|shrine|tower|tavern|inn|camp)\s+(?:called|named|known\s+as))\s+(?:the\s+)?$",
-    re.I,
-)
-_PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
-# "to" a few words after these goes to someone, not somewhere ("sent to Emon" may be either, so it stays a place)
-_TO_SOMEONE = re.compile(
-    r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|show|showed|shown|explain|reply|"
-    r"replied|introduce[sd]?|belong|belonged|listen|listened|pray|prayed|bow|bowed|sell|sold|lie|lied)"
-    r"(?:s|ed|ing)?\b(?:\s+[\w']+){0,3}?\s+to\s+$",
-    re.I,
-)
-# "the others in Vox Machina", "everyone from the Mighty Nein": a group one belongs to, not a place
-_AMONG = re.compile(
-    r"\b(?:others|rest|members?|everyone|everybody|anyone|someone|none|each|all|most|some)\s+(?:in|from|at)\s+(?:the\s+)?$",
-    re.I,
-)
-_IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)  # never a "who" answer
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
     r"\b(tbd|tba|unknown|unnamed|didn'?t catch|did not catch|don'?t know|do not know|no idea|not sure|unclear|cagy|"
@@ -195,7 +175,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
         return None
-    return next((n for n in doers(new, sentence, question) if not _IN_PLACE.search(sentence[: sentence.find(n)])), None)
+    return next((n for n in doers(new, sentence, question) if not in_place(sentence[: sentence.find(n)])), None)
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:
@@ -211,19 +191,6 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
 def opens_speech(before: str) -> bool:
     """The text before a word ends in an opening quote mark, not after a naming word (`names him "Shelby"`)."""
     return bool(_OPENS_SPEECH.search(before)) and not _NAMING.search(before)
-
-
-def is_place(name: str, sentence: str) -> bool:
-    """The sentence names a place here: "in Kraghammer", "reached Port Nyanzaru", "the dwarven city of Kraghammer",
-    "a fortress called Emberhold"; not someone spoken or given to ("Talking to Lord Nostoc Greyspine", "gives the map
-    to Vex"), a group one is among ("the others in Vox Machina") or a titled person after any of those words."""
-    before = sentence[: sentence.find(name)]
-    return (
-        bool(_PLACE_BEFORE.search(before) or _PLACE_NOUN.search(before))
-        and not _TO_SOMEONE.search(before)
-        and not _AMONG.search(before)
-        and name.split()[0].casefold() not in TITLES
-    )
 
 
 def given_as_name(question: str, name: str, sentence: str) -> bool:

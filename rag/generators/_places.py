@@ -1,0 +1,50 @@
+"""Where: whether a name in a sentence of the notes is a place ("in Kraghammer", "the dwarven city of Kraghammer")
+or someone ("talking to Lord Nostoc Greyspine", "the others in Vox Machina"). A "where" question leads only with a
+place; a "who" question never with one. Private to the extractive backend.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.names import TITLES
+
+# "the dwarven city of Kraghammer", "a fortress called Emberhold" ("the temple of Bahamut" is a god's, not a place)
+_PLACE_NOUN = re.compile(
+    r"(?:\b(?:city|town|village|hamlet|capital|port|kingdom|realm|region|island|isle|forest|jungle|mountains?|lake|"
+    r"river|sea|mines?|caves?|caverns?|ruins)\s+of|\b(?:city|town|village|port|island|isle|forest|fortress|fort|castle|"
+    r"keep|citadel|temple|shrine|tower|tavern|inn|camp)\s+(?:called|named|known\s+as))\s+(?:the\s+)?$",
+    re.I,
+)
+_PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
+# "to" a few words after these goes to someone, not somewhere ("sent to Emon" may be either, so it stays a place)
+_TO_SOMEONE = re.compile(
+    r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|show|showed|shown|explain|reply|"
+    r"replied|introduce[sd]?|belong|belonged|listen|listened|pray|prayed|bow|bowed|sell|sold|lie|lied)"
+    r"(?:s|ed|ing)?\b(?:\s+[\w']+){0,3}?\s+to\s+$",
+    re.I,
+)
+# "the others in Vox Machina", "everyone from the Mighty Nein": a group one belongs to, not a place
+_AMONG = re.compile(
+    r"\b(?:others|rest|members?|everyone|everybody|anyone|someone|none|each|all|most|some)\s+(?:in|from|at)\s+(?:the\s+)?$",
+    re.I,
+)
+_IN_PLACE = re.compile(r"\b(in|at|into|near|towards|inside|outside)\s+(the\s+)?$", re.I)
+
+
+def in_place(before: str) -> bool:
+    """The text before a name ends in "in", "at", "near"… (a "who" answer is never the place something happened)."""
+    return bool(_IN_PLACE.search(before))
+
+
+def is_place(name: str, sentence: str) -> bool:
+    """The sentence names a place here: "in Kraghammer", "reached Port Nyanzaru", "the dwarven city of Kraghammer",
+    "a fortress called Emberhold"; not someone spoken or given to ("Talking to Lord Nostoc Greyspine", "gives the map
+    to Vex"), a group one is among ("the others in Vox Machina") or a titled person after any of those words."""
+    before = sentence[: sentence.find(name)]
+    return (
+        bool(_PLACE_BEFORE.search(before) or _PLACE_NOUN.search(before))
+        and not _TO_SOMEONE.search(before)
+        and not _AMONG.search(before)
+        and name.split()[0].casefold() not in TITLES
+    )
