@@ -166,6 +166,9 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
         ("What is the name of the fisherman Rinaldo's daughter?", "A fisherman named Rinaldo thanks them.", "a name"),
         ("What did Nott name the horses?", "Nott names them Loo, John and Toilet.", None),
         ("Who gave them a map?", "Herris gives them a map.", None),  # no detail asked: no rule
+        # a wiki's footnote mark is no amount
+        ("How many sessions have we played?", "[4] Marisha says they're all good for the most part.", "an amount"),
+        ("How much gold did Caleb count?", "Caleb counts gold [5], by Carlos Lerma. [art 4]", "an amount"),
         ("What's Vex's bear's name?", "Vex's bear follows her home.", "a name"),
         # it mentions a name but asks what the saint must do: no name is asked for
         ("What did the saint need to do if he could not find out the giant's name?", "He must give his eyes.", None),
@@ -409,6 +412,13 @@ def test_no_lead_rather_than_a_wrong_one():
     city = "Vox Machina have just entered the dwarven city of Kraghammer for the first time."
     assert lead("Where did Vox Machina go first?", city).startswith("Kraghammer.")
     assert lead("Where did they pray?", "They pray at dawn in the temple of Bahamut with Pike.") == ""  # a god's
+    assert lead("How many trolls did we fight?", "[4] Grog and Vex fight the trolls at the bridge.") == ""
+    assert lead("How many trolls did we fight?", "[4] Grog and Vex fight 3 trolls.").startswith("3.")
+    # "How many healing potions…?" counts potions: not the "three" of "his three magical duplicates"
+    shop = "Inside, they meet the proprietor, Pumat Sol, and his three magical duplicates."
+    assert lead("How many healing potions did the group buy?", shop) == ""
+    assert lead("How many healing potions did the group buy?", "They buy three healing potions.").startswith("three.")
+    assert lead("How many suns did Hou I shoot down?", "He shot down nine of the suns.").startswith("nine.")
 
 
 def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():

@@ -48,6 +48,10 @@ _AMOUNT = re.compile(
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
+# "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
+_COUNTED = re.compile(rf"\bhow many\s+(?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*)\s+{AUXILIARIES}\b", re.I)
+# A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
+_FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
 _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b", re.I)
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
@@ -143,6 +147,10 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "identity":
         subject = identity_subject(question)
         return describe(subject, sentence, chunk, previous) if subject else None
+    if asked.kind in ("amount", "money", "age", "year"):
+        sentence = _FOOTNOTE.sub(" ", sentence)
+    if asked.kind == "amount" and (noun := counted_noun(question)):  # "How many trolls…": a number of trolls
+        return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counts(noun, sentence[m.end() :])), None)
     if asked.kind in ("amount", "age"):
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None
@@ -246,6 +254,18 @@ def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bo
     return any(abs(i - j) <= near for i in names for j in things)
 
 
+def counted_noun(question: str) -> str | None:
+    """What a "How many …?" question counts ("How many healing potions did we buy?" → "potion"), or None."""
+    m = _COUNTED.search(question)
+    return m.group(1).casefold().removesuffix("es" if m.group(1).endswith("ches") else "s") if m else None
+
+
+def counts(noun: str, after: str) -> bool:
+    """A number with this text after it counts the noun: "three healing potions", "nine of the suns", "3 of them";
+    not "his three magical duplicates" for potions."""
+    return bool(re.match(rf"\s+(?:(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b|of\b)", after, re.I))
+
+
 def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
     """The detail (an amount, a year, a colour, a name) the question asks for, when the sentence lacks it."""
     label = DETAIL_KINDS.get(asked.kind)
@@ -256,6 +276,7 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
         if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
+    sentence = _FOOTNOTE.sub(" ", sentence)
     if asked.kind in ("amount", "money", "age"):
         return None if _SAYS_AMOUNT.search(sentence) else label
     pattern = _YEAR if asked.kind == "year" else _COLOURS
