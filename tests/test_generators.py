@@ -166,8 +166,19 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
         ("What is the name of the fisherman Rinaldo's daughter?", "A fisherman named Rinaldo thanks them.", "a name"),
         ("What did Nott name the horses?", "Nott names them Loo, John and Toilet.", None),
         ("Who gave them a map?", "Herris gives them a map.", None),  # no detail asked: no rule
+        # "How many healing potions…?" wants a number of them
+        (
+            "How many healing potions did they buy?",
+            "Pumat Sol and his three duplicates.",
+            "a number of healing potions",
+        ),
+        ("How many suns did Hou I shoot down?", "He shot down nine of the suns.", None),
         # a wiki's footnote mark is no amount
-        ("How many sessions have we played?", "[4] Marisha says they're all good for the most part.", "an amount"),
+        (
+            "How many sessions have we played?",
+            "[4] Marisha says they're all good for the most part.",
+            "a number of sessions",
+        ),
         ("How much gold did Caleb count?", "Caleb counts gold [5], by Carlos Lerma. [art 4]", "an amount"),
         ("What's Vex's bear's name?", "Vex's bear follows her home.", "a name"),
         # it mentions a name but asks what the saint must do: no name is asked for

@@ -49,7 +49,7 @@ _AMOUNT = re.compile(
 )
 _MONEY = re.compile(_COINS, re.I)
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
-_COUNTED = re.compile(rf"\bhow many\s+(?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*)\s+{AUXILIARIES}\b", re.I)
+_COUNTED = re.compile(rf"\bhow many\s+((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b", re.I)
 # A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
 _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
@@ -149,8 +149,10 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
         return describe(subject, sentence, chunk, previous) if subject else None
     if asked.kind in ("amount", "money", "age", "year"):
         sentence = _FOOTNOTE.sub(" ", sentence)
-    if asked.kind == "amount" and (noun := counted_noun(question)):  # "How many trolls…": a number of trolls
-        return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counts(noun, sentence[m.end() :])), None)
+    if asked.kind == "amount" and (what := counted(question)):  # "How many trolls…": a number of trolls
+        return next(
+            (m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counts(what[1], sentence[m.end() :])), None
+        )
     if asked.kind in ("amount", "age"):
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None
@@ -254,10 +256,14 @@ def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bo
     return any(abs(i - j) <= near for i in names for j in things)
 
 
-def counted_noun(question: str) -> str | None:
-    """What a "How many …?" question counts ("How many healing potions did we buy?" → "potion"), or None."""
+def counted(question: str) -> tuple[str, str] | None:
+    """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
+    potions did we buy?" → ("healing potions", "potion"); None for "How many were there?"."""
     m = _COUNTED.search(question)
-    return m.group(1).casefold().removesuffix("es" if m.group(1).endswith("ches") else "s") if m else None
+    if not m:
+        return None
+    noun = m.group(2).casefold()
+    return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
 
 
 def counts(noun: str, after: str) -> bool:
@@ -277,6 +283,9 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
     sentence = _FOOTNOTE.sub(" ", sentence)
+    if asked.kind == "amount" and (what := counted(question)):  # "three duplicates" is no number of potions
+        said = any(counts(what[1], sentence[m.end() :]) for m in _AMOUNT.finditer(sentence))
+        return None if said else f"a number of {what[0]}"
     if asked.kind in ("amount", "money", "age"):
         return None if _SAYS_AMOUNT.search(sentence) else label
     pattern = _YEAR if asked.kind == "year" else _COLOURS
