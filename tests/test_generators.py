@@ -430,6 +430,8 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("How many healing potions did the group buy?", shop) == ""
     assert lead("How many healing potions did the group buy?", "They buy three healing potions.").startswith("three.")
     assert lead("How many suns did Hou I shoot down?", "He shot down nine of the suns.").startswith("nine.")
+    assert lead("How many trolls did we fight?", "One of the guards fights beside Grog at the bridge.") == ""
+    assert lead("How many trolls did we fight?", "At the bridge, 3 of them fall to Grog's axe.").startswith("3.")
 
 
 def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():

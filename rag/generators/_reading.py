@@ -268,8 +268,11 @@ def counted(question: str) -> tuple[str, str] | None:
 
 def counts(noun: str, after: str) -> bool:
     """A number with this text after it counts the noun: "three healing potions", "nine of the suns", "3 of them";
-    not "his three magical duplicates" for potions."""
-    return bool(re.match(rf"\s+(?:(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b|of\b)", after, re.I))
+    not "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
+    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b"
+    return bool(
+        re.match(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", after, re.I)
+    )
 
 
 def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
