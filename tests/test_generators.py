@@ -173,6 +173,7 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
             "a number of healing potions",
         ),
         ("How many suns did Hou I shoot down?", "He shot down nine of the suns.", None),
+        ("How many of the goblins did we kill?", "Grog kills the goblin chief.", "a number of goblins"),
         # a wiki's footnote mark is no amount
         (
             "How many sessions have we played?",

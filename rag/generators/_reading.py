@@ -49,7 +49,10 @@ _AMOUNT = re.compile(
 )
 _MONEY = re.compile(_COINS, re.I)
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
-_COUNTED = re.compile(rf"\bhow many\s+((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b", re.I)
+_COUNTED = re.compile(
+    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
+    re.I,
+)
 # A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
 _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
