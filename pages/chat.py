@@ -177,6 +177,8 @@ def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     if result.trace.get("mode") == "recap":  # the notes' own lines, chosen without a search: nothing to explain
         show_citations(result)
         return
+    if (rewrite := result.trace.get("rewrite") or {}).get("method") not in (None, "none"):  # what it borrowed, in sight
+        st.caption(f"Read as a follow-up: {_md(rewrite['standalone'])}")
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)

@@ -58,6 +58,9 @@ def test_follow_up_then_new_conversation_clears(tmp_path):
     at = ask(at, "And where did they meet him?")
     assert len(at.chat_message) == 4
     assert "Follow-up read as" in texts(at.markdown) and "Nostoc" in texts(at.markdown)
+    # what it borrowed shows under the answer, not only inside "Why this answer?"
+    assert "Read as a follow-up:" in texts(at.chat_message[3].caption) and "Nostoc" in texts(at.chat_message[3].caption)
+    assert "Read as a follow-up" not in texts(at.chat_message[1].caption)  # the first question borrowed nothing
     at.button(key="new_conversation").click().run()
     assert not at.exception, at.exception
     assert len(at.chat_message) == 0
