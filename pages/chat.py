@@ -117,8 +117,8 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     with st.expander("Why this answer?", icon=":material/troubleshoot:"):
         in_short, advanced = st.tabs(["In short", "Advanced"])
     with in_short:
-        rewrite = trace.get("rewrite") or {}
-        if rewrite.get("method") not in (None, "none"):
+        rewrite = result.borrowed or {}
+        if rewrite:
             how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
             st.markdown(f"Follow-up read as: **{_md(rewrite['standalone'])}** ({how})")
         keyword = (trace.get("variants") or {}).get("keyword", "")
@@ -177,7 +177,7 @@ def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     if result.trace.get("mode") == "recap":  # the notes' own lines, chosen without a search: nothing to explain
         show_citations(result)
         return
-    if (rewrite := result.trace.get("rewrite") or {}).get("method") not in (None, "none"):  # what it borrowed, in sight
+    if rewrite := result.borrowed:  # what a follow-up borrowed, in sight (how: under "Why this answer?")
         st.caption(f"Read as a follow-up: {_md(rewrite['standalone'])}")
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)

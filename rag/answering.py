@@ -55,7 +55,7 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
             label = label.strip()
             key = norm(label)
             chunk_id = by_name.get(key)
-            if chunk_id is None and key:
+            if chunk_id is None and re.search(r"[a-z]", key):  # a wiki's footnote mark "[4]" ends "Part 4" by chance
                 ends = [cid for name, cid in by_name.items() if name.endswith(" " + key)]
                 chunk_id = ends[0] if len(ends) == 1 else None
             if chunk_id is None and not _LABELISH.search(label):

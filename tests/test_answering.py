@@ -94,6 +94,9 @@ def test_citation_labels_resolve_loosely_but_uniquely():
     )
     assert [c.chunk_id for c in cites] == [hits[0].chunk.id, hits[1].chunk.id, hits[0].chunk.id]
     assert "Unchecked" not in text
+    # a wiki's footnote mark quoted from the notes is their text, not a citation of "… Part 1" or "… Part 11"
+    text, cites = check_citations("[1] As the carpet circles around, Grog falls. [C1 Session 2 · Part 11]", hits)
+    assert [c.chunk_id for c in cites] == [hits[0].chunk.id] and "Unchecked" not in text
 
 
 def test_offline_rewrite_carries_names_and_session():

@@ -153,9 +153,7 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind in ("amount", "money", "age", "year"):
         sentence = _FOOTNOTE.sub(" ", sentence)
     if asked.kind == "amount" and (what := counted(question)):  # "How many trolls…": a number of trolls
-        return next(
-            (m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counts(what[1], sentence[m.end() :])), None
-        )
+        return number_of(what[1], sentence)
     if asked.kind in ("amount", "age"):
         m = _AMOUNT.search(sentence)
         return m.group(0).strip() if m else None
@@ -269,13 +267,12 @@ def counted(question: str) -> tuple[str, str] | None:
     return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
 
 
-def counts(noun: str, after: str) -> bool:
-    """A number with this text after it counts the noun: "three healing potions", "nine of the suns", "3 of them";
-    not "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
+def number_of(noun: str, sentence: str) -> str | None:
+    """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them"; not
+    "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
     thing = rf"(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b"
-    return bool(
-        re.match(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", after, re.I)
-    )
+    counting = re.compile(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", re.I)
+    return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
 
 
 def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
@@ -290,8 +287,7 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
         return None if has_new_name(question, sentence) or quoted else label
     sentence = _FOOTNOTE.sub(" ", sentence)
     if asked.kind == "amount" and (what := counted(question)):  # "three duplicates" is no number of potions
-        said = any(counts(what[1], sentence[m.end() :]) for m in _AMOUNT.finditer(sentence))
-        return None if said else f"a number of {what[0]}"
+        return None if number_of(what[1], sentence) else f"a number of {what[0]}"
     if asked.kind in ("amount", "money", "age"):
         return None if _SAYS_AMOUNT.search(sentence) else label
     pattern = _YEAR if asked.kind == "year" else _COLOURS

@@ -109,3 +109,9 @@ class Answer:
     def __post_init__(self):
         if self.confidence not in ("high", "medium", "low"):
             raise ValueError("Answer.confidence is high, medium or low")
+
+    @property
+    def borrowed(self) -> dict[str, Any] | None:
+        """The follow-up rewrite (``trace["rewrite"]``) when the question borrowed from the earlier turn, else None."""
+        rewrite = self.trace.get("rewrite") or {}
+        return rewrite if rewrite.get("method") not in (None, "none") else None
