@@ -301,6 +301,9 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         opening("Who is Adra?", "The tavern owner, Adra, thanks Vax.") == "Adra: the tavern owner. [Session 1 · Part 2]"
     )
     assert opening("Who is Trinket?", "Vex has a pet bear named Trinket.").startswith("Trinket: a pet bear. ")
+    assert opening("Who is Clarota?", "This interests the illithid, named Clarota, and he agrees.").startswith(
+        "Clarota: the illithid. "
+    )
     # a clause that ends before the name is not what it is ("the battle", "their accounts")
     assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]

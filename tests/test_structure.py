@@ -97,3 +97,25 @@ def test_who_is_x_without_a_page_gets_the_passage_saying_what_x_is_first(tmp_pat
         assert asked_otherwise.chunk.source == "Session 38.md"
     finally:
         notes.close()
+
+
+INTRODUCED = {
+    "Session 2.md": "# Session Start\n## The Mine\n- The goblins whisper of Clarota, and Clarota's name scares them.\n",
+    "Session 3.md": "# Session Start\n## The Crevasse\n- Vex finds a figure curled in a ball in the alcove, a "
+    "scarred, desperate creature. Revenge interests the illithid, named Clarota, and he agrees to meet their allies.\n",
+    "Session 4.md": "# Session Start\n## The Plan\n- Clarota warns Clarota's new friends about the lake, and Clarota "
+    "suggests they attack the camp, since Clarota knows it.\n",
+}
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_who_is_x_without_a_page_or_a_definition_gets_where_the_notes_introduce_x(tmp_path, engine):
+    """No page and no "X is a…" sentence: the passage introducing X ("the illithid, named Clarota") comes first,
+    not the later scenes that name X more often."""
+    notes = indexed(tmp_path, engine, INTRODUCED, "c")
+    try:
+        plain = notes.with_settings({"retrieval.subject_page_first": False}).search("Who is Clarota?")
+        assert plain.hits[0].chunk.source != "Session 3.md"  # mentions win on words alone
+        assert notes.search("Who is Clarota?").hits[0].chunk.source == "Session 3.md"
+    finally:
+        notes.close()

@@ -52,9 +52,11 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     for key in keys:
         k = re.escape(key)
         after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
-        # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the arcanist X"
+        # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the illithid, named X", "the arcanist X"
         comma = re.search(
-            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+{k}\b", sentence, re.I
+            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+(?:named\s+|called\s+)?{k}\b",
+            sentence,
+            re.I,
         )
         if comma and _CLAUSE_BEFORE.search(sentence[: comma.start(1)]):
             comma = None  # "After the battle, Nostoc…", "After they settle their accounts, Adra…": a clause ends

@@ -7,7 +7,8 @@ the session passages out of the top k. Three rules, each a setting, measured in 
 
 - a question about what happened counts page passages for less (``retrieval.reference_weight``);
 - "Who is X?" gets X's own page first (``retrieval.subject_page_first``), or, in notes without a page for X,
-  the passage whose sentence starts by saying what X is ("Avantika is the chosen of Uk'otoa…");
+  the passage whose sentence starts by saying what X is ("Avantika is the chosen of Uk'otoa…"), else the one
+  introducing X ("the illithid, named Clarota");
 - a page that matches lends its score to the session passages that ``[[link]]`` it
   (``retrieval.link_weight``): the notes' own links say where its subject acted, even when those passages share
   no word with the question ("the dragon turtle" → the Aremag page → the session where the party paid Aremag).
@@ -30,6 +31,8 @@ MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about 
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
 _DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
+# "a pet bear named X", "the illithid, named X": where the notes introduce X by what X is
+_INTRODUCES = r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?[\w'’-]+,?\s+(?:named|called)\s+"
 DEFINITION_DEPTH = 20  # the best passages searched for one
 
 LinkSearch = Callable[[tuple[str, ...]], list[Chunk]]  # page names → session passages linking them
@@ -102,10 +105,14 @@ def subject_page(question: str, order: list[str], chunks: dict[str, Chunk], alia
 
 def defining_passage(question: str, order: list[str], chunks: dict[str, Chunk]) -> str | None:
     """For "Who is X?" in notes without a page for X: the best-ranked passage with a sentence that starts by
-    saying what X is ("Avantika is the chosen of Uk'otoa…"), where the other passages only mention X."""
+    saying what X is ("Avantika is the chosen of Uk'otoa…"), where the other passages only mention X; failing
+    that, the one where the notes introduce X by what X is ("the illithid, named Clarota")."""
     subjects = [n for n in names(question) if len(n) >= 3]
     if not subjects:
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
-    return next((cid for cid in order if defines.search(chunks[cid].text)), None)
+    introduces = re.compile(rf"{_INTRODUCES}(?:{alternatives})\b", re.IGNORECASE)
+    return next((cid for cid in order if defines.search(chunks[cid].text)), None) or next(
+        (cid for cid in order if introduces.search(chunks[cid].text)), None
+    )
