@@ -123,3 +123,13 @@ def names_passage(wanted: tuple[str, ...], text: str) -> bool:
     ("Lionel Gayheart") either word; a name built with "of" ("Heart of the Wild") only whole."""
     said = f" {norm(text)} "
     return any(f" {norm(name)} " in said or said_by_one_word(name, said) for name in wanted)
+
+
+# What ends a clause before "the battle, X": a preposition right before it, or an opening "After/When…" with no
+# comma since (a description before a name, "his Huntmaster, Vanessa", opens its clause)
+CLAUSE_BEFORE = re.compile(
+    r"\b(?:after|before|during|in|on|at|from|with|by|for|of|to|into|through|against)\s+$"
+    r"|\b\w+ing\s+$"  # "Despite losing the vote, Keyleth…"
+    r"|^\W*(?:after|before|when|while|once|as|if|since|until|because|during|in|on|at|despite|though|although)\b[^,;]*$",
+    re.I,
+)

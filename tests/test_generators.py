@@ -304,6 +304,16 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     assert opening("Who is Clarota?", "This interests the illithid, named Clarota, and he agrees.").startswith(
         "Clarota: the illithid. "
     )
+    assert opening("Who is Kima?", "They seek a female halfling paladin, named Lady Kima of Vord.").startswith(
+        "Kima: a female halfling paladin. "
+    )
+    # how X was at the time, or a clause that ends at X, is not what X is
+    for question, text in [
+        ("Who is Tiberius?", "A frustrated Tiberius yells at them."),
+        ("Who is Keyleth?", "Despite losing the vote, Keyleth and Vex steal the carpet."),
+        ("Who is Grog?", "Not getting anywhere with Grog, the party interrogates the duergar."),
+    ]:
+        assert opening(question, text).startswith(text)  # no lead: the answer opens with the quote
     # a clause that ends before the name is not what it is ("the battle", "their accounts")
     assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]
@@ -311,6 +321,31 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     # what relates a thing to X is not what X is
     helmet = [hit("They want to rig a helmet like Clarota's, but Clarota says they don't need it.", 4, 5)]
     assert "\n\n" not in "".join(gen.generate("Who is Clarota?", helmet))
+
+
+def test_who_is_someone_takes_the_sentence_saying_what_they_are_however_far_down_it_picks():
+    """ "Who is Trinket?": the scenes that name Trinket most pick best; the cast list that says what Trinket is
+    comes far below them, and is still the answer a player wants, with its proof."""
+    hits = [
+        hit("A hit from the creature's tentacle knocks Trinket unconscious.", 8, 1, 1),
+        hit("Between Keyleth and Pike, Trinket is freed and Vex heals Trinket.", 8, 2, 2),
+        hit("Trinket is pulled under by skeletal hands.", 8, 3, 3),
+        hit("Laura plays Vex'ahlia, the ranger who has a pet bear named Trinket.", 1, 2, 5),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    lead, proof = "".join(gen.generate("Who is Trinket?", hits)).split("\n\n", 1)
+    assert lead == "Trinket: a pet bear. [Session 1 · Part 2]"
+    assert "a pet bear named Trinket" in proof
+
+
+def test_a_quote_cut_from_a_longer_speech_drops_the_mark_it_never_closes():
+    """Recaps are quoted speech over many sentences: a quote of one of them showed a lone opening mark."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    recap = [hit('"The party was hired by Allura to find Lady Kima. They head to the mines of Kraghammer.', 2, 1)]
+    text = "".join(gen.generate("Who hired the party to find Lady Kima?", recap))
+    assert "The party was hired by Allura" in text and '"' not in text
+    said = [hit('"Go," Kima says to Allura, and the party was hired to find her.', 2, 1)]
+    assert '"Go," Kima says' in "".join(gen.generate("Who hired the party to find Lady Kima?", said))
 
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():

@@ -119,3 +119,35 @@ def test_who_is_x_without_a_page_or_a_definition_gets_where_the_notes_introduce_
         assert notes.search("Who is Clarota?").hits[0].chunk.source == "Session 3.md"
     finally:
         notes.close()
+
+
+CAST = {
+    "Session 1.md": "# Session Start\n## Announcements\n- The cast introduce themselves:\n"
+    + "".join(
+        f"- {p} plays {c}, the {r}.\n"
+        for p, c, r in [
+            ("Travis", "Grog", "goliath barbarian"),
+            ("Laura", "Vex", "half-elven ranger"),
+            ("Liam", "Vax", "rogue"),
+        ]
+    ),
+    **{
+        f"Session {n}.md": f"# Session Start\n## Fight {n}\n- Grog rages. Grog swings at the ogre and Grog falls.\n"
+        f"- Not getting anywhere with Grog, the party interrogates the ogre.\n"
+        for n in range(2, 30)
+    },
+}
+
+
+def test_who_is_x_finds_where_the_notes_say_in_passing_what_x_is_however_far_down(tmp_path):
+    """A cast list says "Grog, the goliath barbarian." once, and 28 fights name Grog three times each: the cast
+    list is searched among every candidate, not only the best 20. "Grog, the party interrogates…" is no
+    description: a clause ends there."""
+    notes = indexed(tmp_path, "edge", CAST, "g")
+    try:
+        deep = notes.with_settings({"retrieval.candidates": 50})
+        plain = deep.with_settings({"retrieval.subject_page_first": False}).search("Who is Grog?")
+        assert [h.chunk.source for h in plain.candidates].index("Session 1.md") >= 20
+        assert deep.search("Who is Grog?").hits[0].chunk.source == "Session 1.md"
+    finally:
+        notes.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.models import Chunk
-from rag.names import STOPWORDS, norm
+from rag.names import CLAUSE_BEFORE, STOPWORDS, norm
 
 # "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
 # so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
@@ -27,15 +27,6 @@ _RELATING = frozenset(
 )
 
 
-# What ends a clause before "the battle, X": a preposition right before it, or an opening "After/When…" with no
-# comma since (a description before a name, "his Huntmaster, Vanessa", opens its clause)
-_CLAUSE_BEFORE = re.compile(
-    r"\b(?:after|before|during|in|on|at|from|with|by|for|of|to|into|through|against)\s+$"
-    r"|^\W*(?:after|before|when|while|once|as|if|since|until|because|during|in|on|at)\b[^,;]*$",
-    re.I,
-)
-
-
 def identity_subject(question: str) -> str | None:
     """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
     m = IDENTITY.match(question.strip())
@@ -51,23 +42,36 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     found = None
     for key in keys:
         k = re.escape(key)
-        after = re.search(rf"\b{k}(?:'s|’s)?\s*(?:,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
+        after = re.search(rf"\b{k}(?:'s|’s)?\s*(,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
+        if after and after.group(1) == "," and CLAUSE_BEFORE.search(sentence[: after.start()]):
+            after = None  # "Not getting anywhere with Grog, the party interrogates…": a clause ends at X
         # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the illithid, named X", "the arcanist X"
         comma = re.search(
             rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+(?:named\s+|called\s+)?{k}\b",
             sentence,
             re.I,
         )
-        if comma and _CLAUSE_BEFORE.search(sentence[: comma.start(1)]):
+        if comma and CLAUSE_BEFORE.search(sentence[: comma.start(1)]):
             comma = None  # "After the battle, Nostoc…", "After they settle their accounts, Adra…": a clause ends
+        named = re.search(  # "a female halfling paladin, named Lady Kima": a title may come between
+            rf"(?:^|(?<=[\s(]))((?:an?|the)\s+(?:[\w'’-]+\s+){{0,4}}?[\w'’-]+),?\s+(?:named|called)\s+"
+            rf"(?:(?-i:[A-Z])[\w'’-]*\s+){{0,2}}{k}\b",
+            sentence,
+            re.I,
+        )
         before = (
-            re.search(rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?)(?:named\s+|called\s+)?{k}\b", sentence, re.I)
+            named
+            or re.search(
+                rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?)(?:named\s+|called\s+)?{k}\b", sentence, re.I
+            )
             or comma
             or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
         )
         if before and any(w.casefold() in STOPWORDS | _RELATING for w in before.group(1).split()[1:]):
             before = None  # "a pact with Acererak", "a helmet like Clarota's": not what X is
-        found = (after and after.group(1)) or (before and before.group(1))
+        if before and re.search(r"(?:ed|ing|ly)\s*$", before.group(1)):
+            before = None  # "A frustrated Tiberius yells…": how X was then, not what X is
+        found = (after and after.group(2)) or (before and before.group(1))
         if found:
             break
     if not found and f" {norm(subject)} " in f" {norm(chunk.title or '')} {norm(previous)} ":

@@ -75,7 +75,17 @@ def joined(parts: list[str]) -> str:
 
 def quote_text(parts: dict[str, list[str]], s: Sentence, run: list[int]) -> str:
     """A quote of ``s``: the parts of its passage (``parts`` by chunk id) at the places in ``run``, joined."""
-    return joined([parts[s.hit.chunk.id][order] for order in run])
+    return unopened(joined([parts[s.hit.chunk.id][order] for order in run]))
+
+
+def unopened(quote: str) -> str:
+    """A quote cut from a longer speech (a recap in quotation marks over several sentences) without the opening
+    mark it never closes: a player would look for where the speech ends."""
+    for opening, closing in (('"', '"'), ("“", "”")):
+        count = quote.count(opening) if opening == closing else quote.count(opening) - quote.count(closing)
+        if quote.startswith(opening) and (count % 2 if opening == closing else count > 0):
+            return quote[1:].lstrip()
+    return quote
 
 
 def story_order(s: Sentence) -> tuple:

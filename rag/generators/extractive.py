@@ -210,7 +210,7 @@ class ExtractiveGenerator(Generator):
         shown = {" ".join(words(s.text)) for s in chosen}
         best = chosen[0].pick
         for s in sorted(self.scored(question, hits), key=lambda s: -s.pick):
-            if s.pick < PICK_KEEP * best:
+            if s.pick < PICK_KEEP * best and what.kind != "identity":
                 return None
             if " ".join(words(s.text)) in shown:  # a chosen sentence, or its copy in an overlapping passage
                 continue

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from rag.config import RetrievalConfig
 from rag.models import Chunk
-from rag.names import names, norm
+from rag.names import CLAUSE_BEFORE, names, norm
 from rag.search.aliases import AliasTable
 
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
@@ -31,8 +31,10 @@ MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about 
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
 _DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
-# "a pet bear named X", "the illithid, named X": where the notes introduce X by what X is
-_INTRODUCES = r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?[\w'’-]+,?\s+(?:named|called)\s+"
+# "a pet bear named X", "the illithid, named X": where the notes introduce X by what X is, or describe X in passing
+_INTRODUCES = r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?[\w'’-]+,?\s+(?:named|called)\s+(?:(?-i:[A-Z])[\w'’-]*\s+){0,2}"
+# "Grog, the goliath barbarian.": a short description set off by commas; not "Grog, the party interrogates the…"
+_APPOSITION = r",\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){0,4}[\w'’-]+(?=\s*(?:[.,;:)]|$))"
 DEFINITION_DEPTH = 20  # the best passages searched for one
 
 LinkSearch = Callable[[tuple[str, ...]], list[Chunk]]  # page names → session passages linking them
@@ -100,19 +102,30 @@ def subject_page(question: str, order: list[str], chunks: dict[str, Chunk], alia
             norm(n) in wanted or f" {norm(n)} " in said for n in page_names(chunk) if len(norm(n)) >= 3
         ):
             return cid
-    return defining_passage(question, order[:DEFINITION_DEPTH], chunks)
+    return defining_passage(question, order, chunks)
 
 
 def defining_passage(question: str, order: list[str], chunks: dict[str, Chunk]) -> str | None:
     """For "Who is X?" in notes without a page for X: the best-ranked passage with a sentence that starts by
     saying what X is ("Avantika is the chosen of Uk'otoa…"), where the other passages only mention X; failing
-    that, the one where the notes introduce X by what X is ("the illithid, named Clarota")."""
+    that, the best-ranked of all candidates where the notes introduce X ("the illithid, named Clarota") or say in
+    passing what X is ("Grog, the goliath barbarian."): a cast list names X once, so it ranks far down."""
     subjects = [n for n in names(question) if len(n) >= 3]
     if not subjects:
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
-    introduces = re.compile(rf"{_INTRODUCES}(?:{alternatives})\b", re.IGNORECASE)
-    return next((cid for cid in order if defines.search(chunks[cid].text)), None) or next(
-        (cid for cid in order if introduces.search(chunks[cid].text)), None
+    introduces = re.compile(rf"{_INTRODUCES}(?:{alternatives})\b", re.I)
+    in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
+
+    def describes(text: str) -> bool:
+        if introduces.search(text):
+            return True
+        # "Not getting anywhere with Grog, the party interrogates…": a clause ends at the name
+        return any(
+            not CLAUSE_BEFORE.search(re.split(r"[.!?]\s+|\n", text[: m.start()])[-1]) for m in in_passing.finditer(text)
+        )
+
+    return next((cid for cid in order[:DEFINITION_DEPTH] if defines.search(chunks[cid].text)), None) or next(
+        (cid for cid in order if describes(chunks[cid].text)), None
     )
