@@ -80,11 +80,12 @@ def quote_text(parts: dict[str, list[str]], s: Sentence, run: list[int]) -> str:
 
 def unopened(quote: str) -> str:
     """A quote cut from a longer speech (a recap in quotation marks over several sentences) without the opening
-    mark it never closes: a player would look for where the speech ends."""
-    for opening, closing in (('"', '"'), ("“", "”")):
-        count = quote.count(opening) if opening == closing else quote.count(opening) - quote.count(closing)
-        if quote.startswith(opening) and (count % 2 if opening == closing else count > 0):
-            return quote[1:].lstrip()
+    mark it never closes: a player would look for where the speech ends. Only a lone mark: in '"Go!" he cried.
+    Stop;"' the first mark is closed, and the last one closes a speech opened before the quote."""
+    lone_straight = quote.startswith('"') and quote.count('"') == 1
+    lone_curly = quote.startswith("“") and quote.count("“") == 1 and "”" not in quote
+    if lone_straight or lone_curly:
+        return quote[1:].lstrip()
     return quote
 
 
