@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import IDENTITY, describe, identity_subject
 from rag.generators._places import in_place, is_place
 from rag.generators._who import asked_owner_of, doers, given_as_owner, says_asked_verb
@@ -39,30 +40,10 @@ _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
-_NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
-_COINS = r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b"  # "15g", "50,000 gold"
-_AMOUNT = re.compile(
-    rf"(?:{_COINS}|\b\d[\d,.]*\b|"
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a hundred|a thousand|a dozen)\b"
-    r"(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
-    re.I,
-)
-_MONEY = re.compile(_COINS, re.I)
-# "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
-_COUNTED = re.compile(
-    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
-    re.I,
-)
-# A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
-_FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
-# A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
-_SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b", re.I)
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
     r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
     re.I,
 )
-# A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"
-_YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 _COLOURS = re.compile(
     r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|crimson|"
     r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
@@ -150,19 +131,8 @@ def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previ
     if asked.kind == "identity":
         subject = identity_subject(question)
         return describe(subject, sentence, chunk, previous) if subject else None
-    if asked.kind in ("amount", "money", "age", "year"):
-        sentence = _FOOTNOTE.sub(" ", sentence)
-    if asked.kind == "amount" and (what := counted(question)):  # "How many trolls…": a number of trolls
-        return number_of(what[1], sentence)
-    if asked.kind in ("amount", "age"):
-        m = _AMOUNT.search(sentence)
-        return m.group(0).strip() if m else None
-    if asked.kind == "money":  # a price is an amount of coin: "15g", not the "2" of "2 dwarves"
-        m = _MONEY.search(sentence)
-        return m.group(0).strip() if m else None
-    if asked.kind == "year":
-        m = _YEAR.search(sentence)
-        return m.group(0) if m else None
+    if asked.kind in AMOUNT_KINDS:
+        return amount_in(asked.kind, question, sentence)
     if asked.kind == "colour":
         m = _COLOURS.search(sentence)
         return m.group(0) if m else None
@@ -257,24 +227,6 @@ def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bo
     return any(abs(i - j) <= near for i in names for j in things)
 
 
-def counted(question: str) -> tuple[str, str] | None:
-    """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
-    potions did we buy?" → ("healing potions", "potion"); None for "How many were there?"."""
-    m = _COUNTED.search(question)
-    if not m:
-        return None
-    noun = m.group(2).casefold()
-    return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
-
-
-def number_of(noun: str, sentence: str) -> str | None:
-    """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them"; not
-    "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
-    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b"
-    counting = re.compile(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", re.I)
-    return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
-
-
 def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
     """The detail (an amount, a year, a colour, a name) the question asks for, when the sentence lacks it."""
     label = DETAIL_KINDS.get(asked.kind)
@@ -285,10 +237,6 @@ def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
         if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
-    sentence = _FOOTNOTE.sub(" ", sentence)
-    if asked.kind == "amount" and (what := counted(question)):  # "three duplicates" is no number of potions
-        return None if number_of(what[1], sentence) else f"a number of {what[0]}"
-    if asked.kind in ("amount", "money", "age"):
-        return None if _SAYS_AMOUNT.search(sentence) else label
-    pattern = _YEAR if asked.kind == "year" else _COLOURS
-    return None if pattern.search(sentence) else label
+    if asked.kind in AMOUNT_KINDS:
+        return missing_amount(asked.kind, question, sentence, label)
+    return None if _COLOURS.search(sentence) else label
