@@ -129,7 +129,7 @@ def names_passage(wanted: tuple[str, ...], text: str) -> bool:
 # comma since (a description before a name, "his Huntmaster, Vanessa", opens its clause)
 CLAUSE_BEFORE = re.compile(
     r"\b(?:after|before|during|in|on|at|from|with|by|for|of|to|into|through|against)\s+$"
-    r"|\b\w+ing\s+$"  # "Despite losing the vote, Keyleth…"
+    r"|(?-i:\b[a-z]\w*ing)\s+$"  # "Despite losing the vote, Keyleth…"; not "King Murghol"
     r"|^\W*(?:after|before|when|while|once|as|if|since|until|because|during|in|on|at|despite|though|although)\b[^,;]*$",
     re.I,
 )

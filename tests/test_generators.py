@@ -314,6 +314,9 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         ("Who is Grog?", "Not getting anywhere with Grog, the party interrogates the duergar."),
     ]:
         assert opening(question, text).startswith(text)  # no lead: the answer opens with the quote
+    assert opening("Who is Murghol?", "They fight King Murghol, the duergar king.").startswith(
+        "Murghol: the duergar king. "
+    )  # a title before X ends no clause
     # a clause that ends before the name is not what it is ("the battle", "their accounts")
     assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]

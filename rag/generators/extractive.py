@@ -203,7 +203,8 @@ class ExtractiveGenerator(Generator):
     def typed_instead(self, question: str, hits: list[Hit], chosen: list[Sentence]) -> Sentence | None:
         """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
         (``PICK_KEEP`` of the best, like any quote) takes the last quote's place: "The tavern owner, Adra, …" is
-        the fourth pick for "Who runs the Iron Hearth Tavern?", and a player wants the name, with its proof."""
+        the fourth pick for "Who runs the Iron Hearth Tavern?", and a player wants the name, with its proof. For
+        "Who is X?" however far down: a cast list's "a pet bear named Trinket" picks below every fight naming him."""
         what = read_question(question)
         if not (what.kind == "identity" or (what.kind == "person" and asked_verbs(question))):
             return None  # other leads from further down were wrong more often than right (docs/EVALUATION.md)
