@@ -133,3 +133,14 @@ CLAUSE_BEFORE = re.compile(
     r"|^\W*(?:after|before|when|while|once|as|if|since|until|because|during|in|on|at|despite|though|although)\b[^,;]*$",
     re.I,
 )
+
+
+def introduction(name: str) -> str:
+    """A pattern for how notes introduce someone, ``name`` being a regular expression for their name: "a pet bear
+    named Trinket", "the illithid, named Clarota", "a female halfling paladin, named Lady Kima" (a title may come
+    between). Group 1 is what they are ("a pet bear"). Read by the search ("Who is X?" gets that passage first)
+    and by the answerer (its lead says it)."""
+    return (
+        rf"(?:^|(?<=[\s(]))((?:an?|the)\s+(?:[\w'’-]+\s+){{0,4}}?[\w'’-]+),?\s+(?:named|called)\s+"
+        rf"(?:(?-i:[A-Z])[\w'’-]*\s+){{0,2}}(?:{name})\b"
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, STOPWORDS, norm
+from rag.names import CLAUSE_BEFORE, STOPWORDS, introduction, norm
 
 # "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
 # so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
@@ -53,12 +53,7 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         )
         if comma and CLAUSE_BEFORE.search(sentence[: comma.start(1)]):
             comma = None  # "After the battle, Nostoc…", "After they settle their accounts, Adra…": a clause ends
-        named = re.search(  # "a female halfling paladin, named Lady Kima": a title may come between
-            rf"(?:^|(?<=[\s(]))((?:an?|the)\s+(?:[\w'’-]+\s+){{0,4}}?[\w'’-]+),?\s+(?:named|called)\s+"
-            rf"(?:(?-i:[A-Z])[\w'’-]*\s+){{0,2}}{k}\b",
-            sentence,
-            re.I,
-        )
+        named = re.search(introduction(k), sentence, re.I)  # "a female halfling paladin, named Lady Kima"
         before = (
             named
             or re.search(

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from rag.config import RetrievalConfig
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, names, norm
+from rag.names import CLAUSE_BEFORE, introduction, names, norm
 from rag.search.aliases import AliasTable
 
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
@@ -31,8 +31,6 @@ MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about 
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
 _DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
-# "a pet bear named X", "the illithid, named X": where the notes introduce X by what X is, or describe X in passing
-_INTRODUCES = r"\b(?:a|an|the)\s+(?:[\w'’-]+\s+){0,3}?[\w'’-]+,?\s+(?:named|called)\s+(?:(?-i:[A-Z])[\w'’-]*\s+){0,2}"
 # "Grog, the goliath barbarian.": a short description set off by commas; not "Grog, the party interrogates the…"
 _APPOSITION = r",\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){0,4}[\w'’-]+(?=\s*(?:[.,;:)]|$))"
 DEFINITION_DEPTH = 20  # the best passages searched for one
@@ -115,7 +113,7 @@ def defining_passage(question: str, order: list[str], chunks: dict[str, Chunk]) 
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
-    introduces = re.compile(rf"{_INTRODUCES}(?:{alternatives})\b", re.I)
+    introduces = re.compile(introduction(alternatives), re.I)
     in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
 
     def describes(text: str) -> bool:
