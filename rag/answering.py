@@ -15,28 +15,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from rag.config import AnswerConfig
-from rag.generators import NOT_IN_NOTES, Generator, History, build_messages
+from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
 from rag.models import Answer, Citation, Filters, Hit
-from rag.names import AUXILIARIES, names, norm
+from rag.names import names, norm
+from rag.question import Question, read_question
+from rag.question.turns import session_mentions
 from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
-# A follow-up leans on the last turn: it goes on from it ("And then?", "What about Vex?", "After that…"), or its
-# subject is a pronoun with nothing in the question to point at ("What did she do next?", "Where did they go?").
-_GOES_ON = re.compile(
-    r"^\W*(and|but|so|also|then|what about|how about|what else|after that|afterwards|what happened next|"
-    r"and then|why|how)\b\W*$|^\W*(and|but|so|also|then|what about|how about|after that|afterwards)\b",
-    re.IGNORECASE,
-)
-_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{AUXILIARIES}\s+(he|she|they|it)\b", re.IGNORECASE)
-_SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
-_IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
-    r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE
-)
-_POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that place|the same)\s*[?.!]*$", re.I)
 
 
 def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
@@ -91,7 +80,7 @@ def confidence(
     (extractive), else the best meaning (cosine) score of the passages. Coverage is the share of
     citations that resolved; an answer without any citation is never above low. High also needs the answer to
     cite the passage retrieval ranked first: when the best sentence sits lower, search and answer disagree, and
-    on every dev set those answers held the evidence less often (docs/EVALUATION.md)."""
+    on every dev set those answers held the evidence less often (docs/experiments/history.md)."""
     if not citations:
         return "low"
     agrees = bool(hits) and any(c.chunk_id == hits[0].chunk.id for c in citations)
@@ -111,36 +100,27 @@ def confidence(
     return LEVELS[both]
 
 
-def needs_history(question: str) -> bool:
-    """Only a question that goes on from the last turn, or leans on someone it does not name, borrows from it.
-    "Where did the party stay on their first night in Kraghammer?" names its own subject ("their" is the
-    party's) and stands alone; "What did she do next?" and "Did the party trust her?" do not."""
-    if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
-        return True
-    return bool(_POINTS_BACK.search(question)) and not names(question)
-
-
-def offline_rewrite(question: str, history: History) -> tuple[str, list[str]]:
+def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any. Only questions that lean on the past (``needs_history``) are touched."""
-    if not history or not needs_history(question):
-        return question, []
-    own = {n.casefold() for n in names(question)}
+    that had any. Only questions that lean on the past (``Question.leans_back``) are touched."""
+    if not history or not question.leans_back:
+        return question.text, []
+    own = {n.casefold() for n in question.names}
     for previous, _ in reversed(history):
         carried = [n for n in names(previous) if n.casefold() not in own]
-        if not _SESSION.search(question):
-            carried += [m.group(0) for m in _SESSION.finditer(previous)]
+        if not question.session_mentions:
+            carried += list(session_mentions(previous))
         carried = list(dict.fromkeys(carried))
         if carried:
-            return f"{question.rstrip()} ({', '.join(carried)})", carried
-    return question, []
+            return f"{question.text.rstrip()} ({', '.join(carried)})", carried
+    return question.text, []
 
 
-def named_sessions(question: str, filters: Filters) -> Filters:
-    """A question like "What happened in session 5?" searches session 5 only (and a follow-up carries "session 5" over, see
-    ``offline_rewrite``). It only ever narrows: an "as of session N" cap from the sidebar still holds, so a
-    question about a later session is searched up to the cap, never beyond it."""
-    named = [float(m.group(1)) for m in _IN_SESSION.finditer(question)]
+def named_sessions(question: Question, filters: Filters) -> Filters:
+    """A question like "What happened in session 5?" searches session 5 only (and a follow-up carries "session 5"
+    over, see ``offline_rewrite``). It only ever narrows: an "as of session N" cap from the sidebar still holds,
+    so a question about a later session is searched up to the cap, never beyond it."""
+    named = question.sessions_named
     if not named:
         return filters
     low, high = min(named), max(named)
@@ -188,21 +168,24 @@ class AnswerStream:
         return self._answer
 
 
-def standalone_question(question: str, history: History, generator: Generator) -> dict[str, Any]:
-    """The question as it is searched: a follow-up rewritten by the generator (an LLM) when it can, else by
-    ``offline_rewrite``. Returns the trace's ``rewrite`` entry: standalone text, method, names carried."""
-    if history:
+def standalone_question(question: Question, history: History, generator: Generator) -> tuple[Question, dict[str, Any]]:
+    """The question as it is searched, read, and the trace's ``rewrite`` entry (standalone text, method, names
+    carried). Only a question that leans on the last turn (``Question.leans_back``) is rewritten: by the
+    generator (an LLM) when it can, else by ``offline_rewrite``; any other question is searched as asked, with
+    or without history (an LLM rewrote every question once there was history, and answered from the last turn)."""
+    if history and question.leans_back:
         llm = generator.rewrite(question, history)
         if llm:
-            return {"standalone": llm, "method": "llm", "carried": []}
+            return read_question(llm), {"standalone": llm, "method": "llm", "carried": []}
         standalone, carried = offline_rewrite(question, history)
         if carried:
-            return {"standalone": standalone, "method": "offline", "carried": carried}
-    return {"standalone": question, "method": "none", "carried": []}
+            return read_question(standalone), {"standalone": standalone, "method": "offline", "carried": carried}
+    return question, {"standalone": question.text, "method": "none", "carried": []}
 
 
 def respond(
-    question: str,
+    asked: Question,
+    standalone: Question,
     rewrite: dict[str, Any],
     retrieval: Retrieval,
     generator: Generator,
@@ -211,13 +194,15 @@ def respond(
     started: float,
 ) -> AnswerStream:
     """Refuse without generating when nothing was found or support is below the floor; else generate lazily
-    (streamed) and check every citation once the text is complete. ``started``: when the question came in."""
-    standalone, hits = rewrite["standalone"], retrieval.hits
+    (streamed) and check every citation once the text is complete. ``asked``: the question as the player typed
+    it; ``standalone``: as it was searched (a follow-up rewritten). ``started``: when the question came in."""
+    hits = retrieval.hits
     t_retrieved = time.perf_counter()
     # a name the notes never write is refused below whatever the passages score: no need to score them
-    support = generator.support(standalone, hits) if hits and not retrieval.unknown else None
+    assessed = generator.support(standalone, hits) if hits and not retrieval.unknown else Support()
+    support = assessed.score
     trace: dict[str, Any] = {
-        "question": question,
+        "question": asked.text,
         "rewrite": rewrite,
         "mode": retrieval.mode,
         "variants": dict(retrieval.variants),
@@ -229,7 +214,7 @@ def respond(
         "generator": generator.name,
         "support": support,
         "verdict": retrieval.verdict,  # the reranker's word on the best passage, part of the confidence
-        "support_note": generator.support_note if support is not None else None,
+        "support_note": assessed.note if support is not None else None,
         "refusal_floor": config.refusal_floor if support is not None else None,
         "timings": {
             **{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
@@ -243,7 +228,7 @@ def respond(
         trace["support_note"] = f"they never mention {retrieval.unknown[0]}"
         refusal = f"{NOT_IN_NOTES}: {trace['support_note']}."
     elif support is not None and support < config.refusal_floor:
-        refusal = f"{NOT_IN_NOTES}: {generator.support_note}." if generator.support_note else REFUSAL_WEAK
+        refusal = f"{NOT_IN_NOTES}: {assessed.note}." if assessed.note else REFUSAL_WEAK
     if refusal:
         trace["prompt"] = None
         trace["refusal_rule"] = (
@@ -252,10 +237,11 @@ def respond(
 
         def refused(text: str, first: float | None) -> Answer:
             trace["timings"]["total"] = time.perf_counter() - started
-            return Answer(question, text, [], hits, refused=True, confidence="low", trace=trace)
+            return Answer(asked.text, text, [], hits, refused=True, confidence="low", trace=trace)
 
         return AnswerStream(iter([refusal]), refused, retrieval.notices)
 
+    history = history if asked.leans_back else []  # earlier turns only help a follow-up (and mislead others)
     trace["prompt"] = build_messages(standalone, hits, history)
 
     def finish(text: str, first: float | None) -> Answer:
@@ -264,6 +250,7 @@ def respond(
         trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
         level = "low" if refused else confidence(support, config.refusal_floor, hits, citations, retrieval.verdict)
-        return Answer(question, checked, citations, hits, refused=refused, confidence=level, trace=trace)
+        return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
-    return AnswerStream(generator.generate(standalone, hits, history), finish, retrieval.notices)
+    pieces = generator.generate(standalone, hits, history, assessed)
+    return AnswerStream(pieces, finish, retrieval.notices)

@@ -1,5 +1,6 @@
-"""Words of a question: its proper names (by capitalisation), the words that carry no content, and the
-normal form passages and names are compared in. Shared by the answerer, first mentions and the evaluation."""
+"""Words of a text: its proper names (by capitalisation), its words and content words, the words that carry no
+content, and the normal form passages and names are compared in. Read the same way in a question
+(``rag.question``) and in the passages that answer it (search, reranker, answerer, evaluation)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,25 @@ def norm_words(text: str) -> list[str]:
     """``norm``'s words, by regex: ten times faster, for hot paths that read many passages (the reranker's
     features, names the notes never write)."""
     return _ALNUM.findall(text.casefold())
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def words(text: str) -> list[str]:
+    """Case-folded words (a contraction or possessive kept whole: "vex's"), in order."""
+    return _WORD.findall(text.casefold())
+
+
+def content_words(text: str) -> set[str]:
+    """The stemmed words that carry content: what keyword overlap counts (the offline answerer)."""
+    return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def terms(text: str) -> list[str | None]:
+    """Stemmed words in order, stopwords kept as None so that adjacency and spans stay true to the text (the
+    learned reranker's features)."""
+    return [None if w in STOPWORDS or len(w) < 2 else stem(w) for w in words(text)]
 
 
 @lru_cache(maxsize=65536)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag.answering import AnswerStream, named_sessions, respond, standalone_question
+from rag.campaign.aliases import AliasTable
 from rag.campaign.entities import Entity, SessionKey, entity_index, resolve
-from rag.campaign.order import ORDER_WORDS, session_order
+from rag.campaign.order import session_order
 from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import Config, deep_merge, dotted, validate
@@ -30,8 +31,8 @@ from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
 from rag.ingest.indexing import IndexReport, sync_campaign
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
+from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
-from rag.search.aliases import AliasTable
 from rag.search.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
 
@@ -147,11 +148,14 @@ class Pipeline:
         self.aliases(campaign)
         return report
 
-    def search(self, question: str, campaign: str | None = None, filters: Filters | None = None) -> Retrieval:
-        """The passages for a question, with every stage's score; mode, k, stages and who is reading
-        (``view``: the player view never returns GM-only passages) from the config."""
+    def search(
+        self, question: str | Question, campaign: str | None = None, filters: Filters | None = None
+    ) -> Retrieval:
+        """The passages for a question (its text, or the ``Question`` already read), with every stage's score;
+        mode, k, stages and who is reading (``view``: the player view never returns GM-only passages) from the
+        config."""
         self.require_campaign(campaign)
-        self.check_question(question)
+        question = self.read(question)
         filters = replace(filters or Filters(), view=self.config.view)
         notices: list[str] = []
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
@@ -176,19 +180,18 @@ class Pipeline:
         filters: Filters | None = None,
         history: History | None = None,
     ) -> AnswerStream:
-        """Rewrite a follow-up, search (errors raise here, before anything streams), then answer lazily while
-        the stream is read; ``stream.answer`` is the checked ``Answer``."""
+        """Read the question, rewrite a follow-up, search (errors raise here, before anything streams), then
+        answer lazily while the stream is read; ``stream.answer`` is the checked ``Answer``."""
         started = time.perf_counter()
-        self.check_question(question)
+        asked = self.read(question)
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []
-        rewrite = standalone_question(question, history, self.generator)
-        standalone = rewrite["standalone"]
+        standalone, rewrite = standalone_question(asked, history, self.generator)
         filters = named_sessions(standalone, filters or Filters())
-        if ORDER_WORDS.search(standalone):  # "last session", "between sessions 10 and 12", "before we reached X"
+        if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
             filters = self._story_order(standalone, campaign, filters)
         retrieval = self.search(standalone, campaign, filters)
-        return respond(question, rewrite, retrieval, self.generator, history, self.config.answer, started)
+        return respond(asked, standalone, rewrite, retrieval, self.generator, history, self.config.answer, started)
 
     def answer(
         self,
@@ -242,7 +245,7 @@ class Pipeline:
 
     # -- the campaign as players remember it (rag.campaign) ------------------------------------------
 
-    def _story_order(self, question: str, campaign: str | None, filters: Filters) -> Filters:
+    def _story_order(self, question: Question, campaign: str | None, filters: Filters) -> Filters:
         passages = self.passages(campaign)
         sessions = sorted({c.session for c in passages if c.session is not None and c.kind == "session"})
         entities = entity_index(passages)
@@ -251,7 +254,7 @@ class Pipeline:
             entity = resolve(entities, name)
             return entity.first_session[1] if entity is not None and entity.first_session else None
 
-        return session_order(question, filters, sessions, first_seen)
+        return session_order(question.order, filters, sessions, first_seen)
 
     def passages(self, campaign: str | None = None, filters: Filters | None = None) -> list[Chunk]:
         """The passages this view may read, without later session notes than ``filters.session_max``."""
@@ -273,13 +276,17 @@ class Pipeline:
     def drop(self, campaign: str) -> None:
         self.store.drop(self.config.collection(campaign))
 
-    def check_question(self, question: str) -> None:
-        """A question over ``limits.question_chars`` is refused before any work (a pasted chapter is not one)."""
+    def read(self, question: str | Question) -> Question:
+        """The question read once (``rag.question``); a text over ``limits.question_chars`` is refused before any
+        work (a pasted chapter is not a question)."""
+        if isinstance(question, Question):
+            return question
         limit = self.config.limits.question_chars
         if len(question) > limit:
             raise LimitError(
                 f"That question is {len(question):,} characters long; ask in at most {limit:,} (limits.question_chars)."
             )
+        return read_question(question)
 
     def require_campaign(self, campaign: str | None = None) -> None:
         name = self.config.collection(campaign)

@@ -15,14 +15,15 @@ from rag.files import writing
 from rag.models import Answer
 
 
-def record_run(config: Config, question: str, payload: dict[str, Any]) -> Path:
+def record_run(config: Config, asked: str, payload: dict[str, Any]) -> Path:
+    """A run's folder under ``runs_path``, named by when and what was ``asked`` (the text, as typed)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = config.runs_path / f"{stamp}-{slug(question)[:48]}"
+    base = config.runs_path / f"{stamp}-{slug(asked)[:48]}"
     folder, n = base, 1
     while folder.exists():
         n += 1
         folder = base.with_name(f"{base.name}-{n}")
-    files = {"config.json": config.snapshot(), "question.json": {"question": question}, **payload}
+    files = {"config.json": config.snapshot(), "question.json": {"question": asked}, **payload}
     with writing(folder):
         folder.mkdir(parents=True)
         for name, data in files.items():

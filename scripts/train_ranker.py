@@ -144,6 +144,7 @@ class Mined:
 
     def __init__(self, path: Path, head: int):
         from rag.models import Chunk, Hit
+        from rag.question import read_question
         from rag.rerankers.learned import features
 
         self.name = path.stem
@@ -159,7 +160,7 @@ class Mined:
                 for i, h in enumerate(row["hits"], start=1)
             ]
             self.rows.append(row)
-            self.x.append(features(row["question"], hits[:head]))
+            self.x.append(features(read_question(row["question"]), hits[:head]))
             self.support.append([h["support"] for h in row["hits"]])
             self.gold.append([h["gold"] for h in row["hits"]])
         self.head = head

@@ -38,7 +38,7 @@ class FakeEmbedder(Embedder):
 
 
 # -- generators (appended for the answerer) -------------------------------------------------------------
-from rag.generators import Generator  # noqa: E402
+from rag.generators import Generator, Support  # noqa: E402
 
 
 class FakeGenerator(Generator):
@@ -53,8 +53,8 @@ class FakeGenerator(Generator):
         self.calls: list[tuple[str, list, list]] = []
         FakeGenerator.instances.append(self)
 
-    def generate(self, question, hits, history=None):
-        self.calls.append((question, list(hits), list(history or [])))
+    def generate(self, question, hits, history=None, support=None):
+        self.calls.append((question.text, list(hits), list(history or [])))
         if self.reply is not None:
             yield from self.reply.split(" ")[:1]
             rest = self.reply.split(" ", 1)[1:]
@@ -67,4 +67,4 @@ class FakeGenerator(Generator):
         yield top.label
 
     def support(self, question, hits):
-        return self._support
+        return Support(self._support)

@@ -12,9 +12,10 @@ from rag.answering import check_citations, offline_rewrite
 from rag.cli import main
 from rag.config import load_config
 from rag.measure.answer_eval import run_answer_eval
-from rag.measure.report import render_answer_tables
+from rag.measure.report import render_answers
 from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
+from rag.question import read_question
 from rag.tracking import record_answer
 from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.helpers import write_notes, write_vault
@@ -101,10 +102,10 @@ def test_citation_labels_resolve_loosely_but_uniquely():
 
 def test_offline_rewrite_carries_names_and_session():
     history = [("What did Foreman Herris give Vox Machina in session 2?", "A map. [Session 2 · Part 11]")]
-    question, carried = offline_rewrite("And what did he warn them about?", history)
+    question, carried = offline_rewrite(read_question("And what did he warn them about?"), history)
     assert carried == ["Foreman Herris", "Vox Machina", "session 2"]
     assert question.startswith("And what did he warn them about?")
-    assert offline_rewrite("Who is Grog?", history) == ("Who is Grog?", [])  # standalone: untouched
+    assert offline_rewrite(read_question("Who is Grog?"), history) == ("Who is Grog?", [])  # standalone: untouched
 
 
 @pytest.mark.parametrize(
@@ -122,7 +123,7 @@ def test_offline_rewrite_carries_names_and_session():
 )
 def test_only_a_question_that_leans_on_the_last_turn_borrows_from_it(question, borrows):
     history = [("Who is Trinket?", "Vex's bear. [Session 3 · Part 2]")]
-    standalone, carried = offline_rewrite(question, history)
+    standalone, carried = offline_rewrite(read_question(question), history)
     assert bool(carried) == borrows and (standalone == question) != borrows
 
 
@@ -171,8 +172,9 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
         "answer_has_evidence": 1.0,
         "citation_precision": 1.0,
     }
-    table = render_answer_tables([{"label": "x", "questions": "q.jsonl", "n": 2, "answers": result}])
-    assert "| x | q | 2 | 1.000 | 0.000 | 1.000 | 1.000 |" in table and "(n=1)" in table
+    table = render_answers([{"questions": "q.jsonl", "answers": result}], {"q": {"tune": ["1"], "test": ["2"]}})
+    assert "| q | tune | 1 | – | 0.000 | 1.000 | 1.000 | – |" in table  # the answerable one
+    assert "| q | test | 1 | 1.000 | – | – | – | – |" in table and "(n=1)" in table  # the unanswerable one
 
 
 def test_run_command_prints_a_cited_answer_and_records_it(tmp_path, monkeypatch, capsys):

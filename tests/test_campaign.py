@@ -18,7 +18,7 @@ from rag.ingest.markdown import strip_comments
 from rag.ingest.parse import parse_note
 from rag.models import Filters
 from rag.pipeline import Pipeline
-from tests.helpers import SHARED, write_notes
+from tests.helpers import SHARED, needs_shared, write_notes
 from tests.secret_vault import canaries_in, write_secret_vault
 
 LINK = re.compile(r"(?<!!)\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
@@ -60,6 +60,7 @@ def test_every_linked_entitys_first_session_is_what_the_files_say(vault):
     assert (wrong, missing) == ({}, [])
 
 
+@needs_shared
 def test_other_names_are_one_entity():
     chunks, _, _ = prepare_chunks(load_config(), SHARED / "vault-toa", "toa")
     entities = entity_index(chunks)
@@ -72,6 +73,7 @@ def test_other_names_are_one_entity():
     assert scanlan is not None and scanlan.name == "Scanlan Shorthalt"
 
 
+@needs_shared
 @pytest.mark.parametrize("vault", VAULTS)
 def test_recaps_cite_only_their_session_and_cover_its_scenes(vault):
     chunks, _, _ = prepare_chunks(load_config(), VAULTS[vault], vault)
@@ -159,12 +161,15 @@ def test_the_cli_lists_entities_a_timeline_and_a_recap(tmp_path, capsys, monkeyp
 
 def test_questions_about_order_become_session_ranges():
     from rag.campaign.order import session_order
+    from rag.question import read_question
 
     sessions = [1, 2, 3, 5, 8, 12]
     first = {"omu": 8.0}.get
 
     def ranged(question, filters=None):
-        f = session_order(question, filters or Filters(), sessions, lambda name: first(name.casefold()))
+        f = session_order(
+            read_question(question).order, filters or Filters(), sessions, lambda name: first(name.casefold())
+        )
         return f.session_min, f.session_max
 
     assert ranged("What happened between sessions 3 and 8?") == (3, 8)

@@ -53,3 +53,24 @@ def test_twenty_sessions_ask_while_an_index_runs(tmp_path, real_embedder):
     seconds = [s for _, _, s in answers]
     p50, p95 = p50_p95(seconds, 2)
     print(f"\n{len(answers)} answers from {SESSIONS} sessions during {runs} index runs: p50 {p50} s, p95 {p95} s")
+
+
+def test_players_asking_different_questions_at_once_get_the_answers_they_get_alone(tmp_path, real_embedder):
+    """One Pipeline object (one generator, one reranker) answers every thread: a stage that kept anything of one
+    call for the next would hand one player another's quotes or refusal reason."""
+    questions = [*QUESTIONS, "Who is Grog?", "Where is Kraghammer?", "What did Trinket do?", "Who offered gold?"]
+    pipeline = Pipeline(load_config(overrides={"data_dir": str(tmp_path / "data")}), embedder=real_embedder)
+    try:
+        pipeline.index(write_notes(tmp_path / "vault", VAULT), "demo")
+        alone = {q: pipeline.answer(q, "demo") for q in questions}
+        with ThreadPoolExecutor(max_workers=len(questions)) as pool:
+            for _ in range(3):
+                together = list(pool.map(lambda q: (q, pipeline.answer(q, "demo")), questions * 2))
+                for q, answer in together:
+                    assert (answer.text, answer.trace["support_note"], answer.confidence) == (
+                        alone[q].text,
+                        alone[q].trace["support_note"],
+                        alone[q].confidence,
+                    ), q
+    finally:
+        pipeline.close()

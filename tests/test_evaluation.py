@@ -6,7 +6,7 @@ import pytest
 
 from rag.errors import ChroniclerError
 from rag.measure.evaluation import aggregate, norm, score_question, supports
-from rag.measure.questions import Question, QuestionFileError, load_questions, parse_questions
+from rag.measure.questions import GoldQuestion, QuestionFileError, load_questions, parse_questions
 from rag.models import Chunk, Hit
 
 
@@ -31,16 +31,16 @@ def test_norm_is_the_readme_rule():
 
 
 def test_support_needs_evidence_and_gold_session():
-    q = Question("q", "?", [2.0], ["a map of the mines"], "fact")
+    q = GoldQuestion("q", "?", [2.0], ["a map of the mines"], "fact")
     assert supports(chunk(2, "Herris gives them a map of the mines."), q)
     assert not supports(chunk(3, "Herris gives them a map of the mines."), q)  # wrong session
     assert not supports(chunk(2, "Herris gives them a sword."), q)
-    q1 = Question("q", "?", [2.0], ["a map"], "fact", campaign=1)
+    q1 = GoldQuestion("q", "?", [2.0], ["a map"], "fact", campaign=1)
     assert not supports(chunk(2, "a map", campaign_no=2), q1)  # campaigns reuse episode numbers
 
 
 def test_metrics_on_known_ranking():
-    q = Question("q", "?", [2.0], ["the map"], "fact")
+    q = GoldQuestion("q", "?", [2.0], ["the map"], "fact")
     ranked = hits(chunk(1, "nothing"), chunk(2, "still nothing", 1), chunk(2, "Here is the map.", 2))
     m = score_question(q, ranked, [1, 3, 5])
     assert m == {
@@ -55,11 +55,11 @@ def test_metrics_on_known_ranking():
 
 
 def test_multi_session_and_unanswerable():
-    q = Question("q", "?", [1.0, 4.0], [], "multi-session")
+    q = GoldQuestion("q", "?", [1.0, 4.0], [], "multi-session")
     m = score_question(q, hits(chunk(1, "a"), chunk(2, "b"), chunk(4, "c")), [1, 3])
     assert m["all_sessions@1"] == 0.0 and m["all_sessions@3"] == 1.0 and m["all_sessions@10"] == 1.0
     assert "hit@1" not in m  # no evidence: only session metrics count
-    assert score_question(Question("u", "?", [], [], "unanswerable"), hits(chunk(1, "a")), [1]) == {}
+    assert score_question(GoldQuestion("u", "?", [], [], "unanswerable"), hits(chunk(1, "a")), [1]) == {}
 
 
 def test_aggregate_averages_only_questions_that_count():

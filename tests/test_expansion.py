@@ -1,5 +1,6 @@
+from rag.campaign.aliases import AliasTable
 from rag.models import Chunk, Hit
-from rag.search.aliases import AliasTable
+from rag.question import read_question
 
 
 def chunk(text, entities, aliases):
@@ -40,11 +41,11 @@ def test_feedback_adds_the_words_that_set_the_best_passages_apart():
         *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
     ]
     found = ranked(texts)
-    phrasing = feedback("What contraband was the boat hauling?", found)
+    phrasing = feedback(read_question("What contraband was the boat hauling?"), found)
     assert phrasing.startswith("What contraband was the boat hauling? ")
     added = phrasing.split("? ", 1)[1].split()
     assert added[:2] == ["ship", "cargo"] and "party" not in added and "the" not in added
-    assert feedback("What contraband was the boat hauling?", found[:3]) == ""  # too little to tell apart
+    assert feedback(read_question("What contraband was the boat hauling?"), found[:3]) == ""  # too little to tell apart
 
 
 def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
@@ -59,7 +60,11 @@ def test_feedback_never_adds_a_name_the_question_did_not_ask_about():
         *(f"The party rests at inn number {i} and buys rope at the market." for i in range(12)),
     ]
     found = ranked(texts)
-    added = feedback("What saved Xandala when the undead ape nearly killed her?", found).split("? ", 1)[1].split()
+    added = (
+        feedback(read_question("What saved Xandala when the undead ape nearly killed her?"), found)
+        .split("? ", 1)[1]
+        .split()
+    )
     assert "army" in added
     assert not {"ras", "nsi", "mezro", "morgan", "xandala"} & set(added)
 

@@ -13,11 +13,12 @@ import pytest
 from rag.config import AnswerConfig
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
-from rag.generators._reading import missing_detail, read_question
+from rag.generators._reading import missing_detail
 from rag.generators._sentences import split_sentences
-from rag.generators._unsaid import Attribute, asked_attribute, unsaid
+from rag.generators._unsaid import unsaid
 from rag.generators.extractive import PICK_KEEP, ExtractiveGenerator
 from rag.models import Chunk, Hit
+from rag.question import Attribute, read_question
 from rag.rerankers.learned import LearnedReranker
 from tests.fakes import FakeEmbedder
 from tests.llm_server import KEY, Handler
@@ -42,20 +43,38 @@ HITS = [
 ]
 
 
+def answer_text(gen, question: str, hits: list[Hit], history=None) -> str:
+    return "".join(gen.generate(read_question(question), hits, history))
+
+
+def answer_pieces(gen, question: str, hits: list[Hit]) -> list[str]:
+    return list(gen.generate(read_question(question), hits))
+
+
+def support_score(gen, question: str, hits: list[Hit]) -> float | None:
+    return gen.support(read_question(question), hits).score
+
+
+def support_note(gen, question: str, hits: list[Hit]) -> str | None:
+    return gen.support(read_question(question), hits).note
+
+
 # -- extractive ---------------------------------------------------------------------------------------
 
 
 def test_extractive_quotes_the_best_sentence_with_its_label():
     gen = get_generator(AnswerConfig(), embedder=FakeEmbedder())
-    text = "".join(gen.generate("What did Foreman Herris give them?", HITS))
+    text = answer_text(gen, "What did Foreman Herris give them?", HITS)
     assert text.startswith("Foreman Herris gives them a map of the mines. [Session 2 · Part 11]")
     assert "greataxe" not in text  # nothing that does not answer
-    assert gen.support("What did Foreman Herris give them?", HITS) > gen.support("Who sang at the carnival?", HITS)
+    assert support_score(gen, "What did Foreman Herris give them?", HITS) > support_score(
+        gen, "Who sang at the carnival?", HITS
+    )
 
 
 def test_extractive_names_the_session_for_which_session_questions():
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), FakeEmbedder())
-    text = "".join(gen.generate("In which session did Grog smash the duergar patrol?", HITS))
+    text = answer_text(gen, "In which session did Grog smash the duergar patrol?", HITS)
     assert text.startswith("In Session 3. [Session 3 · Part 4]\n\n")  # the short answer first, on its own line
     assert "Grog smashes a duergar patrol" in text  # then the proof
 
@@ -68,8 +87,11 @@ def test_a_session_answer_is_proved_by_that_session_only():
     ]
     question = "In which session did Grog smash the duergar patrol with his greataxe?"
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
-    assert {s.hit.chunk.session for s in gen.pick(question, hits)} == {3, 5}  # both would be quoted
-    text = "".join(gen.generate(question, hits))
+    assert {s.hit.chunk.session for s in gen.pick(gen.scored(read_question(question), hits))} == {
+        3,
+        5,
+    }  # both would be quoted
+    text = answer_text(gen, question, hits)
     assert text.startswith("In Session 3. [Session 3 · Part 4]\n\n")
     assert "[Session 5 · Part 2]" not in text and "story he tells" not in text
 
@@ -88,7 +110,7 @@ def test_prompt_labels_every_passage_and_keeps_the_rules():
     context = build_context(HITS)
     assert "[Session 2 · Part 11]" in context and "[Session 3 · Part 4]" in context
     assert "\n---\n" in context
-    messages = build_messages("Q?", HITS, [("Earlier?", "Earlier answer.")])
+    messages = build_messages(read_question("Q?"), HITS, [("Earlier?", "Earlier answer.")])
     assert messages[0]["content"] == SYSTEM_PROMPT and "the notes don't say" in SYSTEM_PROMPT.lower()
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
 
@@ -108,7 +130,7 @@ def llm(base_url: str, **kw) -> object:
 
 def test_openai_streams_token_by_token_with_the_grounded_prompt(llm_server):
     Handler.requests.clear()
-    pieces = list(llm(llm_server).generate("What did Herris give them?", HITS))
+    pieces = answer_pieces(llm(llm_server), "What did Herris give them?", HITS)
     assert pieces == ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
     sent = Handler.requests[-1]["body"]
     assert sent["stream"] is True and sent["temperature"] == 0.1 and sent["model"] == "known-model"
@@ -118,12 +140,12 @@ def test_openai_streams_token_by_token_with_the_grounded_prompt(llm_server):
 
 def test_openai_retries_a_busy_server(llm_server):
     Handler.failures_left = 1
-    assert "".join(llm(llm_server, max_retries=2).generate("Q?", HITS)).endswith("[Session 2 · Part 11]")
+    assert answer_text(llm(llm_server, max_retries=2), "Q?", HITS).endswith("[Session 2 · Part 11]")
     assert Handler.failures_left == 0
 
 
 def test_openai_rewrites_follow_ups(llm_server):
-    assert llm(llm_server).rewrite("and what did he give them?", [("Who is Herris?", "A foreman.")]) == (
+    assert llm(llm_server).rewrite(read_question("and what did he give them?"), [("Who is Herris?", "A foreman.")]) == (
         "What did Herris give Vox Machina?"
     )
 
@@ -138,7 +160,7 @@ def test_openai_rewrites_follow_ups(llm_server):
 )
 def test_openai_errors_are_one_clear_sentence(llm_server, options, error, words):
     with pytest.raises(error) as info:
-        list(llm(llm_server, **options).generate("Q?", HITS))
+        answer_pieces(llm(llm_server, **options), "Q?", HITS)
     assert words in info.value.one_line()
     assert "Traceback" not in info.value.one_line() and "sk-wrong" not in info.value.one_line()
 
@@ -148,7 +170,7 @@ def test_openai_unreachable_server():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(ChroniclerError, match="Cannot reach the LLM server"):
-        list(llm(f"http://127.0.0.1:{port}/v1").generate("Q?", HITS))
+        answer_pieces(llm(f"http://127.0.0.1:{port}/v1"), "Q?", HITS)
 
 
 def test_openai_needs_a_key_or_a_server(monkeypatch):
@@ -187,7 +209,7 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
     ],
 )
 def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
-    assert missing_detail(read_question(question), question, sentence) == missing
+    assert missing_detail(read_question(question), sentence) == missing
 
 
 def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
@@ -197,7 +219,7 @@ def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
     ]
     gen = ExtractiveGenerator(AnswerConfig(), SameMeaning(0.5))  # both sentences close enough to be quoted
     question = "Who asked the party to find Lady Kima in the Underdark?"
-    text = "".join(gen.generate(question, hits))
+    text = answer_text(gen, question, hits)
     lead, proof = text.split("\n\n", 1)
     assert lead == "Lady Allura Vysoren. [Session 3 · Part 2]"
     assert proof.index("[Session 1") < proof.index("[Session 3")  # the quotes read in story order
@@ -211,7 +233,7 @@ def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
         "but only Brysh learns of its true power, and she keeps it to herself for the rest of the trip."
     )
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
-    answer = "".join(gen.generate("What is this magic item?", [hit(text, 22, 1)]))
+    answer = answer_text(gen, "What is this magic item?", [hit(text, 22, 1)])
     assert answer.startswith(
         "This isn't just any magic item. It contains a soul now. It's Valindra's own phylactery. "
         "It can only be destroyed via 10"
@@ -228,7 +250,7 @@ def test_a_quote_never_stops_on_a_colon_and_quotes_the_list_it_introduces():
         "- Will Locke unite with his love Betsy?\n- Where is Artus?\n"
     )
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
-    answer = "".join(gen.generate("What did the team want to ask the Oracle?", [hit(text, 12, 1)]))
+    answer = answer_text(gen, "What did the team want to ask the Oracle?", [hit(text, 12, 1)])
     assert "They want to ask: Will Locke unite with his love Betsy? Where is Artus? [Session 12 · Part 1]" in answer
 
 
@@ -238,10 +260,11 @@ def test_the_notes_saying_they_do_not_know_is_a_refusal():
         hit("We defeat the dino and find some treasure (TBD) in the amphitheatre.", 31, 2, 2),
     ]
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
-    assert gen.support("What is the name of Betsy's ship?", hits) == 0.0
-    assert gen.support_note == "Session 1 only says “Didn't catch her name lol.”"
-    assert gen.support("What treasure did we get for beating the dino?", hits) == 0.0 and "TBD" in gen.support_note
-    assert gen.support("Where was the ship going?", hits) > 0  # a marker about something else does not count
+    betsy = gen.support(read_question("What is the name of Betsy's ship?"), hits)
+    assert betsy.score == 0.0 and betsy.note == "Session 1 only says “Didn't catch her name lol.”"
+    dino = gen.support(read_question("What treasure did we get for beating the dino?"), hits)
+    assert dino.score == 0.0 and "TBD" in dino.note
+    assert support_score(gen, "Where was the ship going?", hits) > 0  # a marker about something else does not count
 
 
 class SameMeaning:
@@ -265,21 +288,21 @@ def test_a_thing_asked_about_someone_named_needs_a_passage_about_them():
     ]
     gen = ExtractiveGenerator(AnswerConfig(), SameMeaning(0.4))  # meaning alone cannot tell them apart
     question = "What power does the Heart of the Wild have?"
-    assert gen.support(question, hits) < AnswerConfig().refusal_floor
-    assert gen.support("What power does Ash say is degrading?", hits) >= AnswerConfig().refusal_floor
+    assert support_score(gen, question, hits) < AnswerConfig().refusal_floor
+    assert support_score(gen, "What power does Ash say is degrading?", hits) >= AnswerConfig().refusal_floor
 
 
 def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_another_name():
     """ "Who is Undril Silvertusk?" wants what she is, not "Camp Vengeance", the first other name in the sentence."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
     described = [hit("A half Ork cleric Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
-    lead, _ = "".join(gen.generate("Who is Undril Silvertusk?", described)).split("\n\n", 1)
+    lead, _ = answer_text(gen, "Who is Undril Silvertusk?", described).split("\n\n", 1)
     assert lead == "Undril Silvertusk: a half Ork cleric. [Session 3 · Part 1]"
-    again = "".join(gen.generate("Who's Undril Silvertusk again?", described))  # how players ask it too
+    again = answer_text(gen, "Who's Undril Silvertusk again?", described)  # how players ask it too
     assert again.startswith("Undril Silvertusk: a half Ork cleric. [Session 3 · Part 1]\n\n")
 
     undescribed = [hit("Undril Silvertusk wants to go to Camp Vengeance to aid them.", 3, 1, 1)]
-    text = "".join(gen.generate("Who is Undril Silvertusk?", undescribed))
+    text = answer_text(gen, "Who is Undril Silvertusk?", undescribed)
     assert "\n\n" not in text and text.startswith("Undril Silvertusk wants")  # no lead rather than a wrong one
     assert read_question("Who is the dwarf with the hammer?").kind == "person"  # that one asks for a name
 
@@ -287,15 +310,15 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         hit("We save Orvex Ocrammas. He's an anthropologist hired by Shadowmantle to visit Mezro.", 29, 1, 1),
         hit("Ras Nsi has made a pact with Acererak to shelter Mezro.", 31, 2, 2),
     ]
-    assert "".join(gen.generate("Who is Orvex Ocrammas?", said)).startswith(
+    assert answer_text(gen, "Who is Orvex Ocrammas?", said).startswith(
         "Orvex Ocrammas: an anthropologist hired by Shadowmantle to visit Mezro. [Session 29 · Part 1]\n\n"
     )
-    assert "\n\n" not in "".join(gen.generate("Who is Acererak?", said[1:]))
+    assert "\n\n" not in answer_text(gen, "Who is Acererak?", said[1:])
     sent = [hit("The party was sent down by the arcanist Allura Vysoren to find Kima.", 5, 1, 1)]
-    assert "".join(gen.generate("Who is Allura Vysoren?", sent)).startswith("Allura Vysoren: the arcanist. ")
+    assert answer_text(gen, "Who is Allura Vysoren?", sent).startswith("Allura Vysoren: the arcanist. ")
 
     def opening(question: str, text: str) -> str:
-        return "".join(gen.generate(question, [hit(text, 1, 2)])).partition("\n\n")[0]
+        return answer_text(gen, question, [hit(text, 1, 2)]).partition("\n\n")[0]
 
     assert (
         opening("Who is Adra?", "The tavern owner, Adra, thanks Vax.") == "Adra: the tavern owner. [Session 1 · Part 2]"
@@ -318,12 +341,12 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         "Murghol: the duergar king. "
     )  # a title before X ends no clause
     # a clause that ends before the name is not what it is ("the battle", "their accounts")
-    assert "\n\n" not in "".join(gen.generate("Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)]))
+    assert "\n\n" not in answer_text(gen, "Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)])
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]
-    assert "\n\n" not in "".join(gen.generate("Who is Adra?", settled))
+    assert "\n\n" not in answer_text(gen, "Who is Adra?", settled)
     # what relates a thing to X is not what X is
     helmet = [hit("They want to rig a helmet like Clarota's, but Clarota says they don't need it.", 4, 5)]
-    assert "\n\n" not in "".join(gen.generate("Who is Clarota?", helmet))
+    assert "\n\n" not in answer_text(gen, "Who is Clarota?", helmet)
 
 
 CAST_LINE = (
@@ -342,9 +365,11 @@ def test_who_is_someone_takes_the_sentence_saying_what_they_are_however_far_down
         hit(CAST_LINE, 1, 2, 5),
     ]
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
-    best = max(s.pick for s in gen.scored("Who is Trinket?", hits))
-    assert [s.pick for s in gen.scored("Who is Trinket?", hits) if s.text == CAST_LINE][0] < PICK_KEEP * best
-    lead, proof = "".join(gen.generate("Who is Trinket?", hits)).split("\n\n", 1)
+    best = max(s.pick for s in gen.scored(read_question("Who is Trinket?"), hits))
+    assert [s.pick for s in gen.scored(read_question("Who is Trinket?"), hits) if s.text == CAST_LINE][
+        0
+    ] < PICK_KEEP * best
+    lead, proof = answer_text(gen, "Who is Trinket?", hits).split("\n\n", 1)
     assert lead == "Trinket: a pet bear. [Session 1 · Part 2]"
     assert "a pet bear named Trinket" in proof  # though it picks below what any other quote needs
 
@@ -353,10 +378,10 @@ def test_a_quote_cut_from_a_longer_speech_drops_the_mark_it_never_closes():
     """Recaps are quoted speech over many sentences: a quote of one of them showed a lone opening mark."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
     recap = [hit('"The party was hired by Allura to find Lady Kima. They head to the mines of Kraghammer.', 2, 1)]
-    text = "".join(gen.generate("Who hired the party to find Lady Kima?", recap))
+    text = answer_text(gen, "Who hired the party to find Lady Kima?", recap)
     assert "The party was hired by Allura" in text and '"' not in text
     said = [hit('"Go," Kima says, and the party was hired to find her. Now go;" and she left.', 2, 1)]
-    text = "".join(gen.generate("Who hired the party to find Lady Kima?", said))
+    text = answer_text(gen, "Who hired the party to find Lady Kima?", said)
     assert text.startswith('"Go," Kima says') and 'go;" and' in text  # its first mark is closed
 
 
@@ -367,14 +392,14 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
         hit("A dragon turtle stops the ship in the bay; they pay 15g to pass by.", 1, 2, 2),
     ]
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
-    text = "".join(gen.generate("How much did it cost to get past the dragon turtle?", hits))
+    text = answer_text(gen, "How much did it cost to get past the dragon turtle?", hits)
     assert text.startswith("15g. [Session 1 · Part 2]\n\n")
     assert read_question("How many dwarves were there?").kind == "amount"  # a count may be a bare number
     # players ask in any form of the word: "one" of "mine in one spot" is not what he was paying
     for question in ("How much was the mining guy paying us?", "How much are they charging?", "What were the fees?"):
         assert read_question(question).kind == "money", question
     spot = [hit("You can only mine in one spot for a while, he says.", 20, 1, 1)]
-    assert "\n\n" not in "".join(gen.generate("How much was the mining guy paying us for the mine?", spot))
+    assert "\n\n" not in answer_text(gen, "How much was the mining guy paying us for the mine?", spot)
 
 
 def test_no_lead_rather_than_a_wrong_one():
@@ -386,7 +411,7 @@ def test_no_lead_rather_than_a_wrong_one():
     def lead(question: str, text: str, **chunk) -> str:
         h = hit(text, 29, 1, 1)
         h = Hit(replace(h.chunk, **chunk), h.score, h.rank) if chunk else h
-        answer = "".join(gen.generate(question, [h]))
+        answer = answer_text(gen, question, [h])
         return answer.split("\n\n", 1)[0] if "\n\n" in answer else ""
 
     tale = "That night, a su-monster broke into Ubtao's palace and stole a pail of water for the Omuans."
@@ -490,7 +515,7 @@ def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=3), SameMeaning(0.5))
     table = hit("Laura Bailey plays Vex, who has a pet bear named Trinket. Liam O'Brien plays Vax.", 1, 2)
     pets = hit("Tiberius would have a dragonite named Monty. Percy would have a flying squirrel.", 10, 29, 2)
-    text = "".join(gen.generate("What did Tiberius name his pet?", [table, pets]))
+    text = answer_text(gen, "What did Tiberius name his pet?", [table, pets])
     assert text.startswith("Monty. [Session 10 · Part 29]\n\n") and "named Trinket" in text
 
 
@@ -498,10 +523,10 @@ def test_a_coin_word_alone_gives_no_amount():
     """ "the platinum dragon of justice" answered "How much did the dragon cost us?" on the demo."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
     dragon = [hit("Lady Kima follows Bahamut, the platinum dragon of justice, and the dragon costs them dearly.", 3, 1)]
-    assert gen.support("How much did the dragon cost us?", dragon) == 0.0
-    assert gen.support_note == "the closest passage never gives an amount"
+    assert support_score(gen, "How much did the dragon cost us?", dragon) == 0.0
+    assert support_note(gen, "How much did the dragon cost us?", dragon) == "the closest passage never gives an amount"
     paid = [hit("They pay the dragon a gold piece to pass, and the dragon lets them go.", 3, 1)]
-    assert gen.support("How much did the dragon cost us?", paid) > 0
+    assert support_score(gen, "How much did the dragon cost us?", paid) > 0
 
 
 def test_a_sentence_holding_the_short_answer_takes_the_last_quotes_place():
@@ -512,7 +537,7 @@ def test_a_sentence_holding_the_short_answer_takes_the_last_quotes_place():
         "They head back to the Iron Hearth Tavern to rest. Music is heard from the Iron Hearth Tavern all night."
     )
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=3), SameMeaning(0.5))
-    text = "".join(gen.generate("Who runs the Iron Hearth Tavern?", [hit(tavern, 1, 2)]))
+    text = answer_text(gen, "Who runs the Iron Hearth Tavern?", [hit(tavern, 1, 2)])
     assert text.startswith("Adra. [Session 1 · Part 2]\n\n") and "The tavern owner, Adra" in text.split("\n\n")[1]
     assert text.count("[Session 1 · Part 2]") == 4  # the lead and still three quotes: the weakest gave its place
 
@@ -524,7 +549,7 @@ def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
         "- A wand was used to write Save me Valindra\n"
     )
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
-    answer = "".join(gen.generate("What did the goblins use the honey for?", [hit(text, 6, 2)]))
+    answer = answer_text(gen, "What did the goblins use the honey for?", [hit(text, 6, 2)])
     assert answer == (
         "It seems goblins used the honey to attract insects / A wand was used to write Save me Valindra "
         "[Session 6 · Part 2]"
@@ -545,7 +570,7 @@ def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
     ],
 )
 def test_a_question_asking_for_an_attribute_by_its_own_word(question, shape, thing, owner):
-    assert asked_attribute(question) == Attribute(shape, thing, owner)
+    assert read_question(question).attribute == Attribute(shape, thing, owner)
 
 
 @pytest.mark.parametrize(
@@ -561,7 +586,7 @@ def test_a_question_asking_for_an_attribute_by_its_own_word(question, shape, thi
 )
 def test_other_questions_are_left_to_the_scores(question):
     """Only the shapes that ask for a thing by its own word are refused when no passage mentions it."""
-    assert asked_attribute(question) is None
+    assert read_question(question).attribute is None
 
 
 def test_the_asked_detail_may_come_in_the_line_after_the_best_one():
@@ -570,11 +595,11 @@ def test_the_asked_detail_may_come_in_the_line_after_the_best_one():
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
     job = [hit("Archie hires us to get his stolen delivery back from the thieves\nWorth 500-600 gold", 1, 1)]
     question = "When Archie hired us to get his delivery back, how much was the stolen delivery worth?"
-    assert gen.support(question, job) > 0
-    assert "500-600 gold" in "".join(gen.generate(question, job))
+    assert support_score(gen, question, job) > 0
+    assert "500-600 gold" in answer_text(gen, question, job)
     nothing = [hit("Archie hires us to get his stolen delivery back from the thieves\nThey live in the sewers", 1, 1)]
-    assert gen.support(question, nothing) == 0.0
-    assert gen.support_note == "the closest passage never gives an amount"
+    assert support_score(gen, question, nothing) == 0.0
+    assert support_note(gen, question, nothing) == "the closest passage never gives an amount"
 
 
 def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
@@ -590,10 +615,10 @@ def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
         hit("The party talks to Xandala at the camp by the river.", 16, 1, 2),
         hit("Valindra was old enough to fight Xandala at 16.", 22, 2, 3),
     ]
-    assert gen.scored(question, hits)[0].text.startswith("Valindra")  # the best match, with an age in it
-    assert "16" not in "".join(gen.generate(question, hits))  # but not among what the answer would quote
-    assert gen.support(question, hits) == 0.0
-    assert gen.support_note == "the passages it would quote never give an age"
+    assert gen.scored(read_question(question), hits)[0].text.startswith("Valindra")  # the best match, with an age in it
+    assert "16" not in answer_text(gen, question, hits)  # but not among what the answer would quote
+    assert support_score(gen, question, hits) == 0.0
+    assert support_note(gen, question, hits) == "the passages it would quote never give an age"
 
 
 def test_a_question_about_something_no_passage_mentions_is_refused():
@@ -605,47 +630,45 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
         hit("She tried to buy a horse, but met the party in the Thundering Lizard instead.", 3, 2, 2),
         hit("Morgan gets a sending from her patron in Port Nyanzaru.", 4, 1, 3),
     ]
-    assert gen.support("Who is the mayor of Port Nyanzaru?", city) == 0.0
-    assert gen.support_note == "no passage found mentions a mayor"
-    assert gen.support("What is the name of Morgan's horse?", city) == 0.0  # a horse, but not hers
-    assert gen.support_note == "no passage found names Morgan's horse"
-    assert gen.support("When is Morgan's birthday?", city) == 0.0
-    assert (
-        gen.support("How old is Morgan?", city) == 0.0 and gen.support_note == "the closest passage never gives an age"
-    )
+    assert support_score(gen, "Who is the mayor of Port Nyanzaru?", city) == 0.0
+    assert support_note(gen, "Who is the mayor of Port Nyanzaru?", city) == "no passage found mentions a mayor"
+    assert support_score(gen, "What is the name of Morgan's horse?", city) == 0.0  # a horse, but not hers
+    assert support_note(gen, "What is the name of Morgan's horse?", city) == "no passage found names Morgan's horse"
+    assert support_score(gen, "When is Morgan's birthday?", city) == 0.0
+    assert support_note(gen, "How old is Morgan?", city) == "the closest passage never gives an age"
 
     told = [
         hit("The mayor of Port Nyanzaru, Lord Ikenna, greets us at the docks.", 2, 1, 1),
         hit("Morgan saddles her horse, Biscuit, and rides out.", 3, 2, 2),
     ]
-    assert gen.support("Who is the mayor of Port Nyanzaru?", told) > 0
-    assert gen.support("What is the name of Morgan's horse?", told) > 0
-    assert "Biscuit" in "".join(gen.generate("What is the name of Morgan's horse?", told))
+    assert support_score(gen, "Who is the mayor of Port Nyanzaru?", told) > 0
+    assert support_score(gen, "What is the name of Morgan's horse?", told) > 0
+    assert "Biscuit" in answer_text(gen, "What is the name of Morgan's horse?", told)
     # a page's heading says what its lines are: "## Weapon" then "A moonlit glaive"
     page = hit("A moonlit glaive she calls Selune's Edge.", 5, 1, heading="Weapon")
     page = replace(page, chunk=replace(page.chunk, source="PCs/Ash.md", title="Ash", session=None))
-    assert unsaid("What is Ash's weapon?", split_sentences(page)) is None
+    assert unsaid(read_question("What is Ash's weapon?"), split_sentences(page)) is None
     # players say "dad" where the notes say "father"
     family = split_sentences(hit("Vex and Vax meet their father, Syldor Vessar, in Syngorn.", 7, 1))
-    assert unsaid("What was Vex's dad's name?", family) is None
-    assert unsaid("What was Grog's dad's name?", family) == "no passage found names Grog's dad"
+    assert unsaid(read_question("What was Vex's dad's name?"), family) is None
+    assert unsaid(read_question("What was Grog's dad's name?"), family) == "no passage found names Grog's dad"
     tavern = split_sentences(hit("We stay the night at the Leaky Tap, a tavern by the docks.", 8, 1))
-    assert unsaid("What was the name of the inn we stayed at?", tavern) is None
+    assert unsaid(read_question("What was the name of the inn we stayed at?"), tavern) is None
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
-    assert unsaid("What is the name of Morgan's horse?", later) is None
+    assert unsaid(read_question("What is the name of Morgan's horse?"), later) is None
     # a name further off in the sentence names something else
     astral = split_sentences(
         hit("Valindra banishes Locke to the Astral Sea, and he thinks he sees Betsy's ship.", 9, 1)
     )
-    assert unsaid("What is the name of Betsy's ship?", astral) == "no passage found names Betsy's ship"
+    assert unsaid(read_question("What is the name of Betsy's ship?"), astral) == "no passage found names Betsy's ship"
     named = split_sentences(hit("Betsy waves from the deck. Her ship, the Sea Wyrm, sails into the bay.", 9, 1))
-    assert unsaid("What is the name of Betsy's ship?", named) is None
+    assert unsaid(read_question("What is the name of Betsy's ship?"), named) is None
     # the thing is described in the question's own words; the name is what is missing
     cocoon = split_sentences(hit("Cut the cocoon open and there is an elderly half-elf, ropes and staff.", 1, 1))
     question = "What was the name of the old half-elf we cut out of the spider cocoon?"
-    assert asked_attribute(question) == Attribute("name", "old half-elf", "")
-    assert unsaid(question, cocoon) == "no passage found names the old half-elf"
+    assert read_question(question).attribute == Attribute("name", "old half-elf", "")
+    assert unsaid(read_question(question), cocoon) == "no passage found names the old half-elf"
 
 
 def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_order():
@@ -662,7 +685,7 @@ def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_
         sure = [LearnedReranker.certainty(s) for s in scores]  # the shipped reranker's scale
         hits = [replace(h, sure=s) for h, s in zip((forge, altar), sure or (None, None), strict=True)]
         gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))  # meaning cannot tell them apart
-        return "".join(gen.generate(question, hits))
+        return answer_text(gen, question, hits)
 
     assert answer(3.0, -3.0).startswith("Brom buried it beneath the forge floor.")
     assert answer(0.10, 0.05).startswith("The silver key lies under the old altar.")

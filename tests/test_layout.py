@@ -1,13 +1,15 @@
 """The layout a newcomer can read, kept true: imports go one way, the library stays free of the UI, modules
-stay small. Read from the source with ``ast`` (nothing is imported), except the config-load check, which
+stay readable. Read from the source with ``ast`` (nothing is imported), except the config-load check, which
 runs in a fresh interpreter to see what loading a config really imports."""
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +102,24 @@ def test_no_import_cycles_among_the_projects_modules():
     assert cycles(edges) == []
 
 
+def package_of(module: str) -> str:
+    """The package a module belongs to, one level below ``rag`` (``rag.search.retrieval`` → ``rag.search``); a
+    module directly in ``rag/`` is its own."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "rag" else parts[0]
+
+
+def test_no_import_cycles_among_the_libraries_packages():
+    """Packages too import one way: ``rag.search`` may use ``rag.rerankers``, never the other way round as well."""
+    edges: dict[str, set[str]] = {}
+    for module, targets in graph().items():
+        edges.setdefault(package_of(module), set()).update(package_of(t) for t in targets)
+    for package, targets in edges.items():
+        targets.discard(package)
+    assert {"rag.search", "rag.question", "rag.generators"} <= set(edges)
+    assert cycles(edges) == []
+
+
 def test_no_project_import_is_hidden_inside_a_function():
     hidden = [
         f"{module_name(path)} imports {imported}"
@@ -131,9 +151,29 @@ def test_loading_a_config_imports_no_backend():
     assert "rag.config" in loaded and backends == set() and "numpy" not in loaded
 
 
-def test_modules_stay_small_and_the_top_level_holds_only_the_router():
+def test_modules_stay_readable_and_the_top_level_holds_only_the_router():
+    """A long module is a hint to look for two concepts in it, not a rule to split by: it warns, never fails (a
+    module split only to pass a line count reads worse than one whole idea)."""
     long = {module_name(p): n for p in PRODUCTION if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert long == {}
+    if long:
+        warnings.warn(f"modules over {MAX_LINES} lines (does one hold two ideas?): {long}", stacklevel=1)
     root_modules = [p.stem for p in (ROOT / "rag").glob("*.py") if p.stem not in ("__init__", "__main__")]
     assert len(root_modules) <= 12, root_modules
     assert [p.name for p in ROOT.glob("*.py")] == ["streamlit_app.py"]
+
+
+def test_the_readme_layout_table_names_every_module_and_nothing_that_is_gone():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Layout", 1)[1]
+    named = set(re.findall(r"`([^`]+)`", table))
+    words = {w.removesuffix(".py").rstrip("/").rsplit("/", 1)[-1] for w in named}
+    missing = []
+    for path in PRODUCTION:
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] in ("__init__", "__main__"):
+            parts = parts[:-1]
+        if parts and parts[-1] not in words and "formats" not in parts:
+            missing.append("/".join(parts))
+    top = {p.name for p in ROOT.iterdir()}
+    gone = [w for w in named if "/" in w and w.split("/")[0] in top and not (ROOT / w).exists()]
+    assert (sorted(set(missing)), gone) == ([], [])

@@ -11,12 +11,13 @@ from rag.config import RerankConfig, load_config
 from rag.errors import ModelUnavailableError
 from rag.models import Chunk, Hit
 from rag.pipeline import Pipeline
+from rag.question import read_question
 from rag.rerankers import get_reranker
 from rag.rerankers.learned import FEATURES, MODEL_PATH, LearnedReranker, Model, features, load_model, place
 from tests.fakes import FakeEmbedder
 from tests.helpers import SMALL_CAMPAIGN, write_notes
 
-QUESTION = "Who made the new pistols for Percy?"
+QUESTION = read_question("Who made the new pistols for Percy?")
 PASSAGES = [  # first-stage order: the passage that answers is second
     ("Session 1.md", "The party rested at the inn for a long while and talked about Percy and the weather."),
     ("Session 2.md", "The old blacksmith made a new pair of pistols for Percy and asked for gold in return."),

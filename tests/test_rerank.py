@@ -7,6 +7,7 @@ from rag.config import RerankConfig, load_config
 from rag.errors import ConfigError, ModelUnavailableError
 from rag.models import Chunk, Hit
 from rag.pipeline import Pipeline
+from rag.question import read_question
 from rag.rerankers import Reranker, get_reranker
 from tests.fakes import FakeEmbedder
 
@@ -179,7 +180,9 @@ def test_late_interaction_ranks_the_paraphrase_first(real_embedder):
         "Scanlan sang a bawdy song at the tavern until the guards threw him out.",
     ]
     hits = [Hit(Chunk("t", f"s{i}.md", 0, text, f"S{i}"), 0.0, i + 1) for i, text in enumerate(texts)]
-    scores = reranker.rerank("Which smith in Whitestone made Percy's new guns?", hits)
+    scores = reranker.rerank(read_question("Which smith in Whitestone made Percy's new guns?"), hits)
     assert len(scores) == 4 and max(range(4), key=scores.__getitem__) == 2
-    scores = reranker.rerank("Who lost an arm-wrestling match against the barkeep, and his axe with it?", hits)
+    scores = reranker.rerank(
+        read_question("Who lost an arm-wrestling match against the barkeep, and his axe with it?"), hits
+    )
     assert max(range(4), key=scores.__getitem__) == 1

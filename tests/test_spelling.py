@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag.search.spelling import Spellings, name_counts, one_letter_away
+from rag.campaign.spelling import Spellings, name_counts, one_letter_away
 from tests.test_retrieval import indexed
 
 ELIAS = {

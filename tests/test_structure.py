@@ -5,7 +5,7 @@ that matches lends its score to the session passages that link it, within the se
 import pytest
 
 from rag.models import Filters
-from rag.search.structure import asks_definition
+from rag.question import read_question
 from tests.test_retrieval import indexed
 
 VAULT = {
@@ -63,9 +63,9 @@ def test_who_is_x_gets_xs_own_page_first_named_by_its_file(vault):
     assert top.chunk.source == "NPCs/Ras Nsi.md"
     assert top.chunk.name == "Ras Nsi · Personality"  # not "Character Profile", the template's heading
     assert top.chunk.text.startswith("Ras Nsi\nCharacter Profile\nPersonality")  # the name is searchable
-    assert not asks_definition("What did Ras Nsi do in the city?")
-    assert asks_definition("Who's Aremag?") and asks_definition("what are the Harpers")
-    assert not asks_definition("What is the name of the ship we sold?")
+    assert not read_question("What did Ras Nsi do in the city?").definition
+    assert read_question("Who's Aremag?").definition and read_question("what are the Harpers").definition
+    assert not read_question("What is the name of the ship we sold?").definition
 
 
 def test_keyword_mode_is_left_alone(vault):

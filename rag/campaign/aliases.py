@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from rag.campaign.spelling import Spellings, name_counts
 from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
 from rag.names import norm_words
-from rag.search.spelling import Spellings, name_counts
 
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
 MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
@@ -100,16 +100,16 @@ class AliasTable:
         said = [n for names in self.names.values() for n in names] + list(self.spellings.names)
         return frozenset(w for name in said for w in norm_words(name))
 
-    def mentions(self, question: str) -> dict[str, str]:
-        """Names found in the question → their entity."""
+    def mentions(self, text: str) -> dict[str, str]:
+        """Names the table knows, found in a search text (a question or a phrasing of it) → their entity."""
         if self._pattern is None:
             return {}
-        text = " ".join(question.casefold().split())
-        return {m.group(1): self._owner[m.group(1)] for m in self._pattern.finditer(text)}
+        folded = " ".join(text.casefold().split())
+        return {m.group(1): self._owner[m.group(1)] for m in self._pattern.finditer(folded)}
 
-    def expand(self, question: str) -> list[str]:
-        """The other names of every entity the question names, in table order, without repeats."""
-        found = self.mentions(question)
+    def expand(self, text: str) -> list[str]:
+        """The other names of every entity a search text names, in table order, without repeats."""
+        found = self.mentions(text)
         out: list[str] = []
         said = set(found)
         for entity in dict.fromkeys(found.values()):

@@ -5,7 +5,7 @@ Which lines: when the note has its own summary (a "New Information", "Summary", 
 its bullets, since the note-taker already chose them; otherwise one line per scene (the first telling sentence
 of the scene's first passage), spread over the session when it has more than eight scenes. A session with
 fewer than three scenes gets more lines from its longest passages. ``coverage`` is the share of the session's
-scenes a recap touches (measured in docs/EVALUATION.md).
+scenes a recap touches (measured in docs/experiments/history.md).
 """
 
 from __future__ import annotations

@@ -69,12 +69,13 @@ class Spellings:
     def __init__(self, names: dict[str, int]):
         self.names = dict(names)
 
-    def variants(self, question: str) -> list[str]:
-        """The notes' other spellings of the names in the question, most written first. A word counts as a
-        name when the notes use it as one or the question capitalises it past its first word."""
+    def variants(self, text: str) -> list[str]:
+        """The notes' other spellings of the names in a search text (a question or a phrasing of it), most
+        written first. A word counts as a name when the notes use it as one or the text capitalises it past its
+        first word."""
         out: list[str] = []
-        said = {m.group(1).casefold() for m in _WORD.finditer(question)}
-        for i, m in enumerate(_WORD.finditer(question)):
+        said = {m.group(1).casefold() for m in _WORD.finditer(text)}
+        for i, m in enumerate(_WORD.finditer(text)):
             word = m.group(1)
             key = word.casefold()
             if len(key) < MIN_LETTERS or key in STOPWORDS:

@@ -13,9 +13,10 @@ import re
 from abc import ABC, abstractmethod
 
 from rag import registry
+from rag.campaign.aliases import AliasTable
 from rag.config import Config
 from rag.models import Hit
-from rag.search.aliases import AliasTable
+from rag.question import Question
 
 
 class QueryExpander(ABC):
@@ -25,7 +26,7 @@ class QueryExpander(ABC):
 
     @abstractmethod
     def expand(
-        self, question: str, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
+        self, question: Question, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
     ) -> list[str]:
         """Other phrasings, best first; fewer than ``n`` (or none) is allowed. For backends that use the vault:
         ``aliases``, the campaign's names for its people and places (built at index time), and ``found``, what
@@ -39,9 +40,9 @@ def get_expander(config: Config) -> QueryExpander:
 _NUMBERING = re.compile(r"^\s*(?:[-*•]+|\(?\d+[.):]|q\d+[.):])\s*", re.IGNORECASE)
 
 
-def clean_variants(reply: str, question: str, n: int) -> list[str]:
-    """One query per line, without numbering, quotes, duplicates or the question itself."""
-    seen = {" ".join(question.casefold().split())}
+def clean_variants(reply: str, asked: str, n: int) -> list[str]:
+    """One query per line, without numbering, quotes, duplicates or the question (``asked``, its text) itself."""
+    seen = {" ".join(asked.casefold().split())}
     out: list[str] = []
     for line in reply.splitlines():
         text = _NUMBERING.sub("", line).strip().strip("\"'`").strip()

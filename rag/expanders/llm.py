@@ -9,6 +9,7 @@ from __future__ import annotations
 from rag.config import Config
 from rag.expanders import QueryExpander, clean_variants
 from rag.llm import LLMClient, llm_configured, no_llm_error
+from rag.question import Question
 
 PROMPT = (
     "You help search the session notes of a tabletop role-playing campaign. Write {n} different short "
@@ -26,12 +27,12 @@ class LLMExpander(QueryExpander):
             raise no_llm_error("Query expansion")
         self.llm = LLMClient(config.answer)
 
-    def expand(self, question: str, n: int, aliases=None, found=None) -> list[str]:
+    def expand(self, question: Question, n: int, aliases=None, found=None) -> list[str]:
         messages = [
             {"role": "system", "content": PROMPT.format(n=n)},
-            {"role": "user", "content": question},
+            {"role": "user", "content": question.text},
         ]
-        return clean_variants(self.llm.complete(messages, max_tokens=60 * n), question, n)
+        return clean_variants(self.llm.complete(messages, max_tokens=60 * n), question.text, n)
 
 
 def create(config: Config) -> LLMExpander:

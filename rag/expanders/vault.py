@@ -8,7 +8,7 @@ come first.
 
 Swapping in the other names the notes give a person ("the Professor" → "Locke Hancock", from ``aliases:`` and
 ``[[Locke Hancock|the Professor]]``) was a phrasing too until 2026-11-26: measured, it lowered vault-toa's hit@1 and
-MRR and CRD3's hit@5 next to feedback alone (docs/EVALUATION.md), so names stay with the keyword stage's own
+MRR and CRD3's hit@5 next to feedback alone (docs/experiments/history.md), so names stay with the keyword stage's own
 spellings and the ``retrieval.alias_expansion`` setting.
 """
 
@@ -20,13 +20,14 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from rag.campaign.aliases import AliasTable
 from rag.config import Config
 from rag.expanders import QueryExpander, clean_variants
 from rag.expanders.llm import LLMExpander
 from rag.llm import llm_configured
 from rag.models import Hit
 from rag.names import STOPWORDS
-from rag.search.aliases import AliasTable
+from rag.question import Question
 
 FEEDBACK_PASSAGES = 3  # the question's best passages that words are taken from
 FEEDBACK_WORDS = 5
@@ -41,10 +42,10 @@ class VaultExpander(QueryExpander):
         self.llm = LLMExpander(config) if llm_configured(config.answer) else None
 
     def expand(
-        self, question: str, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
+        self, question: Question, n: int, aliases: AliasTable | None = None, found: list[Hit] | None = None
     ) -> list[str]:
         phrasings = self.llm.expand(question, n) if self.llm is not None else []
-        return phrasings + clean_variants(feedback(question, found or []), question, n)
+        return phrasings + clean_variants(feedback(question, found or []), question.text, n)
 
 
 def create(config: Config) -> VaultExpander:
@@ -60,14 +61,14 @@ def _read(text: str) -> tuple[Counter[str], Counter[str]]:
     return Counter(w.casefold() for w in said), Counter(w.casefold() for w in said if w[0].isupper())
 
 
-def feedback(question: str, found: list[Hit]) -> str:
+def feedback(question: Question, found: list[Hit]) -> str:
     """The question plus the words that set its best passages apart from the other candidates (pseudo-relevance
     feedback): a question about "the boat" whose best passages say "ship" and "cargo" also searches those.
     Never names: when the best passages are about someone else ("What saved Xandala…" → three passages on Ras
-    Nsi), their names would pull the whole search to that person (docs/EVALUATION.md)."""
+    Nsi), their names would pull the whole search to that person (docs/experiments/history.md)."""
     if len(found) <= FEEDBACK_PASSAGES:
         return ""
-    asked = {w.casefold() for w in _WORDS.findall(question)}
+    asked = question.letter_words
     seen: Counter[str] = Counter()
     for hit in found:  # in how many candidates each word is written
         seen.update(_read(hit.chunk.text)[0].keys())
@@ -84,4 +85,4 @@ def feedback(question: str, found: list[Hit]) -> str:
     # a name the question did not ask about moves the search to someone else
     ranked = (w for w, score in weight.most_common() if score > 0 and capitalised[w] < NAME_SHARE * written[w])
     words = list(itertools.islice(ranked, FEEDBACK_WORDS))
-    return f"{question} {' '.join(words)}" if words else ""
+    return f"{question.text} {' '.join(words)}" if words else ""

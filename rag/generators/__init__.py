@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from rag import registry
 from rag.config import AnswerConfig
 from rag.models import Hit
+from rag.question import Question
 
 History = list[tuple[str, str]]  # (player's question, answer text), oldest first
 
@@ -32,23 +35,37 @@ REWRITE_PROMPT = (
 )
 
 
+@dataclass(frozen=True)
+class Support:
+    """What a backend can tell before writing: how well the passages can answer (``score``, 0..1; None when it
+    cannot tell), why it is low in a player's words (``note``), and its own reading of the passages (``reading``),
+    handed back to ``generate`` so nothing is read twice. Returned, never kept on the backend: one backend object
+    answers every player of the app at once."""
+
+    score: float | None = None
+    note: str | None = None
+    reading: Any = None
+
+
 class Generator(ABC):
-    """Turns a question and its retrieved passages into an answer, streamed as text pieces."""
+    """Turns a question and its retrieved passages into an answer, streamed as text pieces. Stateless: a backend
+    keeps nothing of one call for the next (the app shares one across every browser session)."""
 
     name: str = "generator"
-    support_note: str | None = None  # why the last ``support`` was low, in words a player reads
 
     @abstractmethod
-    def generate(self, question: str, hits: list[Hit], history: History | None = None) -> Iterator[str]:
-        """Yield the answer in pieces. Every claim must carry a ``[Session N · Scene]`` citation."""
+    def generate(
+        self, question: Question, hits: list[Hit], history: History | None = None, support: Support | None = None
+    ) -> Iterator[str]:
+        """Yield the answer in pieces. Every claim must carry a ``[Session N · Scene]`` citation. ``support``:
+        what ``support`` returned for these hits, if it was called."""
 
-    def support(self, question: str, hits: list[Hit]) -> float | None:
-        """How well ``hits`` can answer, 0..1, when a backend can tell before generating; else None.
+    def support(self, question: Question, hits: list[Hit]) -> Support:
+        """How well ``hits`` can answer, when a backend can tell before generating (else a score of None). The
+        answerer refuses without generating when the score is below ``answer.refusal_floor``."""
+        return Support()
 
-        The answerer refuses without generating when this is below ``answer.refusal_floor``."""
-        return None
-
-    def rewrite(self, question: str, history: History) -> str | None:
+    def rewrite(self, question: Question, history: History) -> str | None:
         """A standalone version of a follow-up question, or None to use the offline rule."""
         return None
 
@@ -63,14 +80,14 @@ def build_context(hits: list[Hit]) -> str:
     return "\n\n---\n\n".join(blocks)
 
 
-def build_messages(question: str, hits: list[Hit], history: History | None = None) -> list[dict[str, str]]:
+def build_messages(question: Question, hits: list[Hit], history: History | None = None) -> list[dict[str, str]]:
     """The chat messages every LLM backend sends; also recorded in the answer's trace."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
     for asked, answered in history or []:
         messages.append({"role": "user", "content": asked})
         messages.append({"role": "assistant", "content": answered})
     messages.append(
-        {"role": "user", "content": f"Session notes:\n\n{build_context(hits)}\n\n---\n\nQuestion: {question}"}
+        {"role": "user", "content": f"Session notes:\n\n{build_context(hits)}\n\n---\n\nQuestion: {question.text}"}
     )
     return messages
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES
+from rag.question import Question
 
 AMOUNT_KINDS = ("amount", "money", "age", "year")
 
@@ -20,27 +20,12 @@ _AMOUNT = re.compile(
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
-# "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
-_COUNTED = re.compile(
-    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
-    re.I,
-)
 # A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
 _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
 _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b", re.I)
 # A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"
 _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
-
-
-def counted(question: str) -> tuple[str, str] | None:
-    """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
-    potions did we buy?" → ("healing potions", "potion"); None for "How many were there?"."""
-    m = _COUNTED.search(question)
-    if not m:
-        return None
-    noun = m.group(2).casefold()
-    return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
 
 
 def number_of(noun: str, sentence: str) -> str | None:
@@ -51,23 +36,23 @@ def number_of(noun: str, sentence: str) -> str | None:
     return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
 
 
-def amount_in(kind: str, question: str, sentence: str) -> str | None:
+def amount_in(question: Question, sentence: str) -> str | None:
     """The amount ``sentence`` gives for a question of this kind: "15g" for a price (not the "2" of "2 dwarves"),
     "three healing potions" for "How many healing potions…?", "1495" for a year; None when it gives none."""
     sentence = _FOOTNOTE.sub(" ", sentence)
-    if kind == "amount" and (what := counted(question)):  # "How many trolls…": a number of trolls
+    if question.kind == "amount" and (what := question.counted):  # "How many trolls…": a number of trolls
         return number_of(what[1], sentence)
-    pattern = {"amount": _AMOUNT, "age": _AMOUNT, "money": _MONEY, "year": _YEAR}[kind]
+    pattern = {"amount": _AMOUNT, "age": _AMOUNT, "money": _MONEY, "year": _YEAR}[question.kind]
     m = pattern.search(sentence)
     return m.group(0).strip() if m else None
 
 
-def missing_amount(kind: str, question: str, sentence: str, label: str) -> str | None:
+def missing_amount(question: Question, sentence: str, label: str) -> str | None:
     """``label`` (what a refusal says the passages never give) when the sentence gives no amount of this kind;
     "a number of healing potions" when it counts other things ("his three magical duplicates")."""
     sentence = _FOOTNOTE.sub(" ", sentence)
-    if kind == "amount" and (what := counted(question)):
+    if question.kind == "amount" and (what := question.counted):
         return None if number_of(what[1], sentence) else f"a number of {what[0]}"
-    if kind == "year":
+    if question.kind == "year":
         return None if _YEAR.search(sentence) else label
     return None if _SAYS_AMOUNT.search(sentence) else label

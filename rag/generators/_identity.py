@@ -9,14 +9,6 @@ import re
 from rag.models import Chunk
 from rag.names import CLAUSE_BEFORE, STOPWORDS, introduction, norm
 
-# "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
-# so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
-# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
-IDENTITY = re.compile(
-    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
-    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
-)
-
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
 MAX_DESCRIPTION_WORDS = 10
@@ -25,12 +17,6 @@ _RELATING = frozenset(
     ["like", "unlike", "near", "beside", "behind", "besides", "toward", "towards", "against", "versus", "beyond"]
     + ["past", "around", "among", "between", "without", "within", "upon"]
 )
-
-
-def identity_subject(question: str) -> str | None:
-    """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
-    m = IDENTITY.match(question.strip())
-    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
 
 
 def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:

@@ -9,41 +9,15 @@ known ("Didn't catch her name", "some treasure (TBD)"). Private to the extractiv
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
-from rag.generators._identity import IDENTITY, describe, identity_subject
+from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
-from rag.generators._who import asked_owner_of, doers, given_as_owner, says_asked_verb
+from rag.generators._who import doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import AUXILIARIES, STOPWORDS, names, norm, said_by_one_word
+from rag.names import STOPWORDS, names, norm, said_by_one_word, words
+from rag.question import Question
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_KINDS = (  # first match wins
-    ("identity", IDENTITY),
-    ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
-    ("age", re.compile(r"\bhow old\b", re.I)),
-    ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
-    ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
-    ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
-    ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),
-    ("name", re.compile(r"^\W*what(?:['’]s|\s+is|\s+was|\s+were)\s.*['’]s\s+(?:real\s+)?name\W*$", re.I)),
-    ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
-    ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
-    (
-        "thing",
-        re.compile(rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I),
-    ),
-)
-_FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
-    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
-    rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
-    re.I,
-)
-_ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
-    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
-    re.I,
-)
 _COLOURS = re.compile(
     r"\b(red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|grey|gray|silver|golden|gold|crimson|"
     r"scarlet|azure|teal|tan|dun|bay|chestnut|dapple|piebald|ivory|ebony|auburn)\b",
@@ -82,36 +56,15 @@ DETAIL_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class Asked:
-    """What a question asks for: ``kind`` (session, identity, age, amount, money, year, colour, name, person, place,
-    thing or open), the noun it asks about (``focus``: "treasure", "name"; "" when none) and the names it gives."""
-
-    kind: str
-    focus: str
-    names: tuple[str, ...]
-
-
-def read_question(question: str) -> Asked:
-    kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
-    if kind == "amount" and _ASKS_MONEY.search(question):
-        kind = "money"
-    m = _FOCUS.search(question)
-    focus = m.group(1).strip("'\"’” ") if m else ""
-    if not focus or focus[0].isupper() or focus.split()[0].casefold() in STOPWORDS:  # "What did Clarota do"
-        focus = ""
-    return Asked(kind, focus.casefold(), tuple(names(question)))
-
-
 def _words(text: str) -> set[str]:
-    return {w.removesuffix("'s") for w in _WORD.findall(text.casefold())}
+    return {w.removesuffix("'s") for w in words(text)}
 
 
-def says_unknown(asked: Asked, sentence: str) -> bool:
+def says_unknown(question: Question, sentence: str) -> bool:
     """The sentence says the asked thing is not known: a marker, and the question's focus word in it."""
     if not UNKNOWN.search(sentence):
         return False
-    focus = asked.focus.split()
+    focus = question.focus.split()
     return bool(focus) and all(w in _words(sentence) or w.rstrip("s") in _words(sentence) for w in focus)
 
 
@@ -123,36 +76,36 @@ def session_label(chunk: Chunk) -> str:
     return f"C{chunk.campaign_no} {label}" if chunk.campaign_no is not None else label
 
 
-def short_answer(asked: Asked, question: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
-    """The words of ``sentence`` that answer what ``asked`` asks for, or None (open questions never have one);
+def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
+    """The words of ``sentence`` that answer what the question asks for, or None (open questions never have one);
     ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about)."""
-    if asked.kind == "session":
+    kind = question.kind
+    if kind == "session":
         return session_label(chunk) if chunk.session is not None else None
-    if asked.kind == "identity":
-        subject = identity_subject(question)
-        return describe(subject, sentence, chunk, previous) if subject else None
-    if asked.kind in AMOUNT_KINDS:
-        return amount_in(asked.kind, question, sentence)
-    if asked.kind == "colour":
+    if kind == "identity":
+        return describe(question.subject, sentence, chunk, previous) if question.subject else None
+    if kind in AMOUNT_KINDS:
+        return amount_in(question, sentence)
+    if kind == "colour":
         m = _COLOURS.search(sentence)
         return m.group(0) if m else None
-    if asked.kind not in ("name", "person", "place", "thing"):
+    if kind not in ("name", "person", "place", "thing"):
         return None
     new = new_names(question, sentence, chunk)
     quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
         q
         for q in _QUOTED.findall(sentence)
-        if norm(q) not in norm(question) and len(q.split()) <= 5 and re.search(r"[A-Z]", q)
+        if norm(q) not in question.normed and len(q.split()) <= 5 and re.search(r"[A-Z]", q)
     ]
     quoted = [q for q in quoted if sum(w.islower() and w not in STOPWORDS for w in q.split()) <= 1]  # not speech
-    if asked.kind == "name":  # a title in quotes, or a name the sentence gives as one (not any name it holds)
+    if kind == "name":  # a title in quotes, or a name the sentence gives as one (not any name it holds)
         return (quoted or [n for n in new if given_as_name(question, n, sentence)] or [None])[0]
-    if asked.kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
-        return (quoted or [n for n in new if names_the_focus(asked.focus, n, sentence)] or [None])[0]
-    if asked.kind == "place":
+    if kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
+        return (quoted or [n for n in new if names_the_focus(question.focus, n, sentence)] or [None])[0]
+    if kind == "place":
         placed = [n for n in new if is_place(n, sentence)]
         return (placed or [None])[0]
-    if owned := asked_owner_of(question):  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
+    if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
         return None
@@ -174,7 +127,7 @@ def opens_speech(before: str) -> bool:
     return bool(_OPENS_SPEECH.search(before)) and not _NAMING.search(before)
 
 
-def given_as_name(question: str, name: str, sentence: str) -> bool:
+def given_as_name(question: Question, name: str, sentence: str) -> bool:
     """The sentence gives ``name`` as a name: after a naming word ("which he names Lockheed", "a bear named
     Trinket", "He names him "Shelby"") or right after a word of the question ("his daughter Madge", "their father,
     Syldor"). Any other name in the sentence names someone else: "What did Tiberius name his pet?" had led with
@@ -183,13 +136,13 @@ def given_as_name(question: str, name: str, sentence: str) -> bool:
     if _NAMING.search(before):
         return True
     m = _WORD_BEFORE.search(before)
-    return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in _words(question)
+    return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 
 
-def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
+def new_names(question: Question, sentence: str, chunk: Chunk) -> list[str]:
     """Names in the sentence the question does not give, linked ones (``[[Page]]``) first. A two-word personal
     name is given by either word ("Locke" gives "Locke Hancock"): players call each other by one name."""
-    said = f" {norm(question)} "
+    said = f" {question.normed} "
     linked = {norm(a) for pair in chunk.aliases for a in pair} | {norm(e) for e in chunk.entities}
     found = []
     for name in names(sentence):
@@ -204,18 +157,18 @@ def new_names(question: str, sentence: str, chunk: Chunk) -> list[str]:
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
 
 
-def _unasked_capitals(question: str, sentence: str) -> list[re.Match]:
+def _unasked_capitals(question: Question, sentence: str) -> list[re.Match]:
     """Capitalised words, not first in the sentence (a quote or bracket may open them), that the question lacks."""
-    asked = _words(question)
+    asked = question.words
     return [m for m in _LATER_CAPITAL.finditer(sentence) if m.group(1).casefold().removesuffix("'s") not in asked]
 
 
-def has_new_name(question: str, sentence: str) -> bool:
+def has_new_name(question: Question, sentence: str) -> bool:
     """A capitalised word, not first in its sentence, that the question lacks: what a "name" answer needs."""
     return bool(_unasked_capitals(question, sentence))
 
 
-def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bool:
+def named_near(question: Question, sentence: str, thing: re.Pattern, near: int) -> bool:
     """A new name (``has_new_name``) within ``near`` words of a mention of ``thing``: "names the borrowed ship Going
     Merry" names the ship, "…in the Astral Sea and thinks he sees Betsy's ship" does not."""
 
@@ -227,16 +180,16 @@ def named_near(question: str, sentence: str, thing: re.Pattern, near: int) -> bo
     return any(abs(i - j) <= near for i in names for j in things)
 
 
-def missing_detail(asked: Asked, question: str, sentence: str) -> str | None:
+def missing_detail(question: Question, sentence: str) -> str | None:
     """The detail (an amount, a year, a colour, a name) the question asks for, when the sentence lacks it."""
-    label = DETAIL_KINDS.get(asked.kind)
+    label = DETAIL_KINDS.get(question.kind)
     if label is None:
         return None
-    if asked.kind == "name":
+    if question.kind == "name":
         quoted = [q for q in _QUOTED.findall(sentence) if re.search(r"[A-Z]", q)]  # "Lucien", "The Fungal Fart"
-        if asked.focus == "title":  # a song's or a book's title is written in quotes, capitalised
+        if question.focus == "title":  # a song's or a book's title is written in quotes, capitalised
             return None if any(q.strip()[:1].isupper() for q in quoted) else "a title"
         return None if has_new_name(question, sentence) or quoted else label
-    if asked.kind in AMOUNT_KINDS:
-        return missing_amount(asked.kind, question, sentence, label)
+    if question.kind in AMOUNT_KINDS:
+        return missing_amount(question, sentence, label)
     return None if _COLOURS.search(sentence) else label

@@ -8,19 +8,11 @@ import re
 from dataclasses import dataclass
 
 from rag.models import Hit
-from rag.names import STOPWORDS, stem
+from rag.names import words
 
 MIN_WORDS = 4
 _ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.casefold())
-
-
-def content_words(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
 
 
 @dataclass

@@ -12,41 +12,33 @@ missing from the best sentence, or the notes saying plainly that it is not known
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from rag.config import AnswerConfig
-from rag.generators import Generator, History
-from rag.generators._reading import (
-    DETAIL_KINDS,
-    missing_detail,
-    read_question,
-    says_unknown,
-    session_label,
-    short_answer,
-)
+from rag.generators import Generator, History, Support
+from rag.generators._reading import DETAIL_KINDS, missing_detail, says_unknown, session_label, short_answer
 from rag.generators._sentences import (
     Sentence,
     answers,
-    content_words,
     joined,
     passage_parts,
     quote_text,
     split_sentences,
     story_order,
-    words,
 )
 from rag.generators._unsaid import unsaid
-from rag.generators._who import asked_verbs
 from rag.models import Hit
-from rag.names import names_passage
-from rag.search.first_mention import ASKS_MEETING, MEETS, asks_first_mention
+from rag.names import content_words, names_passage, words
+from rag.question import Question
+from rag.search.first_mention import MEETS
 
 # The support score (refusals) and the selection score (which sentences to quote) weigh the same parts
 # differently. Support keeps the weights the refusal floor was calibrated with. Selection leans on where
 # retrieval ranked the passage, on the sentence just before (a bullet that names who the next one is about),
 # and a little on holding what the question asks for (a name, an amount); chosen on all three dev sets by how
-# often the evidence sentence is among the first three picked (docs/EVALUATION.md).
+# often the evidence sentence is among the first three picked (docs/experiments/history.md).
 MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
 PICK_MEANING, PICK_KEYWORD, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.2, 0.05
 # A passage's standing (``standing``): its rank, and how sure the reranker is of it; without a reranker whose
@@ -66,92 +58,111 @@ UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that 
 NEXT_LINE_DETAILS = ("amount", "money", "age")
 
 
+@dataclass(frozen=True)
+class Reading:
+    """Every sentence of the passages of one question, scored: what ``support`` read, handed to ``generate`` in
+    the ``Support`` it returns (``key`` says which question and passages it was read for)."""
+
+    key: tuple
+    sentences: list[Sentence]
+
+
+def reading_key(question: Question, hits: list[Hit]) -> tuple:
+    return (question.text, tuple((h.chunk.id, h.chunk.text, h.rank) for h in hits))  # an edited note is re-read
+
+
 class ExtractiveGenerator(Generator):
+    """Stateless: every call reads what it needs from its arguments and returns what it found."""
+
     name = "extractive"
 
     def __init__(self, config: AnswerConfig | None = None, embedder=None):
         self.config = config or AnswerConfig()
         self.embedder = embedder
-        self._cache: tuple[tuple, list[Sentence]] | None = None
 
-    def scored(self, question: str, hits: list[Hit]) -> list[Sentence]:
-        """Every sentence of the hits, best first (cached for the last question: support, then generate)."""
-        key = (question, tuple((h.chunk.id, h.chunk.text, h.rank) for h in hits))  # an edited note is re-read
-        if self._cache and self._cache[0] == key:
-            return self._cache[1]
+    def scored(self, question: Question, hits: list[Hit]) -> list[Sentence]:
+        """Every sentence of the hits, best first by support score (``Sentence.pick`` holds the selection score)."""
         sentences = [s for h in hits for s in split_sentences(h)]
-        if sentences:
-            asked = content_words(question)
-            meaning = self._meaning(question, [s.text for s in sentences])
-            for s, m in zip(sentences, meaning, strict=True):
-                s.meaning = float(m)
-                s.overlap = len(asked & content_words(s.text)) / len(asked) if asked else 0.0
-                s.score = MEANING_WEIGHT * max(s.meaning, 0.0) + KEYWORD_WEIGHT * s.overlap
-                s.score += RANK_BONUS / s.hit.rank
-            what = read_question(question)
-            before = {  # the sentence before, among those that can answer
-                (b.hit.chunk.id, b.order): a.overlap
-                for a, b in zip(sentences, sentences[1:], strict=False)
-                if a.hit.chunk.id == b.hit.chunk.id
-            }
-            for s in sentences:
-                s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + standing(s.hit)
-                s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
-                s.pick += PICK_TYPED * (short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None)
-            sentences.sort(key=lambda s: -s.score)
-        self._cache = (key, sentences)
+        if not sentences:
+            return sentences
+        asked = question.content
+        meaning = self._meaning(question, [s.text for s in sentences])
+        for s, m in zip(sentences, meaning, strict=True):
+            s.meaning = float(m)
+            s.overlap = len(asked & content_words(s.text)) / len(asked) if asked else 0.0
+            s.score = MEANING_WEIGHT * max(s.meaning, 0.0) + KEYWORD_WEIGHT * s.overlap
+            s.score += RANK_BONUS / s.hit.rank
+        before = {  # the sentence before, among those that can answer
+            (b.hit.chunk.id, b.order): a.overlap
+            for a, b in zip(sentences, sentences[1:], strict=False)
+            if a.hit.chunk.id == b.hit.chunk.id
+        }
+        for s in sentences:
+            s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + standing(s.hit)
+            s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
+            s.pick += PICK_TYPED * (short_answer(question, s.text, s.hit.chunk, s.previous) is not None)
+        sentences.sort(key=lambda s: -s.score)
         return sentences
 
-    def _meaning(self, question: str, texts: list[str]) -> np.ndarray:
+    def _meaning(self, question: Question, texts: list[str]) -> np.ndarray:
         if self.embedder is None:  # no model handed over: keyword overlap alone decides
             return np.zeros(len(texts), dtype=np.float32)
-        vectors = self.embedder.embed_batch([question, *texts])
+        vectors = self.embedder.embed_batch([question.text, *texts])
         return vectors[1:] @ vectors[0]
 
-    def support(self, question: str, hits: list[Hit]) -> float | None:
+    def _sentences(self, question: Question, hits: list[Hit], support: Support | None) -> list[Sentence]:
+        """What ``support`` read, when it read these passages for this question; else read them now."""
+        reading = support.reading if support is not None else None
+        if isinstance(reading, Reading) and reading.key == reading_key(question, hits):
+            return reading.sentences
+        return self.scored(question, hits)
+
+    def support(self, question: Question, hits: list[Hit]) -> Support:
         """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
         question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain; for
         a number (``NEXT_LINE_DETAILS``), the best sentence's quote, with the lines after it the answer shows.
-        ``support_note`` says which, in words a player reads."""
-        self.support_note = None
+        The note says which, in words a player reads."""
         sentences = self.scored(question, hits)
+        score, note = self._support(question, sentences)
+        return Support(score, note, Reading(reading_key(question, hits), sentences))
+
+    def _support(self, question: Question, sentences: list[Sentence]) -> tuple[float, str | None]:
         if not sentences:
-            return 0.0
-        asked = read_question(question)
+            return 0.0, None
         near = [s for s in sentences[:UNKNOWN_WINDOW] if s.score >= KEEP_RATIO * sentences[0].score]
         for s in near:
-            if says_unknown(asked, s.text):
-                self.support_note = f"{session_label(s.hit.chunk)} only says “{s.text.rstrip()}”"
-                return 0.0
+            if says_unknown(question, s.text):
+                return 0.0, f"{session_label(s.hit.chunk)} only says “{s.text.rstrip()}”"
         never = unsaid(question, sentences)
         if never:
-            self.support_note = never
-            return 0.0
-        about = asked.kind == "thing" and bool(asked.names)  # "What power does the Heart of the Wild have?"
+            return 0.0, never
+        all_sentences = sentences
+        about = question.kind == "thing" and bool(question.names)  # "What power does the Heart of the Wild have?"
         if about:  # only passages that name what it is asked about can say what it has
-            sentences = [s for s in sentences if names_passage(asked.names, s.hit.chunk.text)] or sentences
+            sentences = [s for s in sentences if names_passage(question.names, s.hit.chunk.text)] or sentences
         best = sentences[0]
         shown = best.text
-        if asked.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
+        if question.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
-        missing, where = missing_detail(asked, question, shown), "closest passage never gives"
-        if not missing and asked.kind in DETAIL_KINDS:  # what the answer would quote must give it too
-            missing = missing_detail(asked, question, self.quotes_text(question, hits))
+        missing, where = missing_detail(question, shown), "closest passage never gives"
+        if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
+            missing = missing_detail(question, self.quotes_text(all_sentences))
             where = "passages it would quote never give"
         if missing:
-            self.support_note = f"the {where} {missing}"
-            return 0.0
+            return 0.0, f"the {where} {missing}"
         if about:  # ...scored on the question's other words: the name alone answers nothing
-            rest = content_words(question) - {w for n in asked.names for w in content_words(n)}
+            rest = question.content - {w for n in question.names for w in content_words(n)}
             if rest:
                 overlap = max(len(rest & content_words(s.text)) / len(rest) for s in sentences[:5])
                 score = MEANING_WEIGHT * max(best.meaning, 0.0) + KEYWORD_WEIGHT * overlap
-                return round(score + RANK_BONUS / best.hit.rank, 4)
-        return round(best.score, 4)
+                return round(score + RANK_BONUS / best.hit.rank, 4), None
+        return round(best.score, 4), None
 
-    def pick(self, question: str, hits: list[Hit]) -> list[Sentence]:
-        sentences = sorted(self.scored(question, hits), key=lambda s: -s.pick)
+    def pick(self, scored: list[Sentence]) -> list[Sentence]:
+        """The sentences to quote, best pick first: at most ``max_sentences``, each within ``PICK_KEEP`` of the
+        best, none repeated by an overlapping passage."""
+        sentences = sorted(scored, key=lambda s: -s.pick)
         if not sentences:
             return []
         best = sentences[0].pick
@@ -167,30 +178,32 @@ class ExtractiveGenerator(Generator):
             chosen.append(s)
         return chosen
 
-    def generate(self, question: str, hits: list[Hit], history: History | None = None) -> Iterator[str]:
+    def generate(
+        self, question: Question, hits: list[Hit], history: History | None = None, support: Support | None = None
+    ) -> Iterator[str]:
         """The short answer on a line of its own when a chosen sentence holds it, then the chosen sentences in
         story order, each with its citation."""
-        chosen = self.pick(question, hits)
+        scored = self._sentences(question, hits, support)
+        chosen = self.pick(scored)
         if not chosen:
             yield "The notes don't say."
             return
-        scored = self.scored(question, hits)
         parts, runs = self.quoted(chosen)
         lead = self.lead(question, runs, scored)
-        if lead is None and (instead := self.typed_instead(question, hits, chosen)) is not None:
+        if lead is None and (instead := self.typed_instead(question, scored, chosen)) is not None:
             parts, runs = self.quoted([*chosen[: self.config.max_sentences - 1], instead])
             lead = self.lead(question, runs, scored)
         if lead is not None:
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
-            runs = proving(runs, source, read_question(question).kind)
+            runs = proving(runs, source, question.kind)
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             yield f"{'' if i == 0 else ' '}{quote_text(parts, s, run)} {s.hit.chunk.label}"
 
-    def quotes_text(self, question: str, hits: list[Hit]) -> str:
+    def quotes_text(self, scored: list[Sentence]) -> str:
         """All that the answer would quote: "How old is Xandala?" is best matched by Valindra's age at a sentence
         the answer does not pick, and an answer whose quotes hold no age cannot say it."""
-        parts, runs = self.quoted(self.pick(question, hits))
+        parts, runs = self.quoted(self.pick(scored))
         return " ".join(quote_text(parts, s, run) for s, run in runs)
 
     @classmethod
@@ -200,22 +213,21 @@ class ExtractiveGenerator(Generator):
         taken = {(s.hit.chunk.id, s.order) for s in chosen}
         return parts, [(s, cls.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
 
-    def typed_instead(self, question: str, hits: list[Hit], chosen: list[Sentence]) -> Sentence | None:
+    def typed_instead(self, question: Question, scored: list[Sentence], chosen: list[Sentence]) -> Sentence | None:
         """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
         (``PICK_KEEP`` of the best, like any quote) takes the last quote's place: "The tavern owner, Adra, …" is
         the fourth pick for "Who runs the Iron Hearth Tavern?", and a player wants the name, with its proof. For
         "Who is X?" however far down: a cast list's "a pet bear named Trinket" picks below every fight naming him."""
-        what = read_question(question)
-        if not (what.kind == "identity" or (what.kind == "person" and asked_verbs(question))):
-            return None  # other leads from further down were wrong more often than right (docs/EVALUATION.md)
+        if not (question.kind == "identity" or (question.kind == "person" and question.verbs)):
+            return None  # other leads from further down were wrong more often than right (docs/experiments/history.md)
         shown = {" ".join(words(s.text)) for s in chosen}
         best = chosen[0].pick
-        for s in sorted(self.scored(question, hits), key=lambda s: -s.pick):
-            if s.pick < PICK_KEEP * best and what.kind != "identity":
+        for s in sorted(scored, key=lambda s: -s.pick):
+            if s.pick < PICK_KEEP * best and question.kind != "identity":
                 return None
             if " ".join(words(s.text)) in shown:  # a chosen sentence, or its copy in an overlapping passage
                 continue
-            if short_answer(what, question, s.text, s.hit.chunk, s.previous) is not None:
+            if short_answer(question, s.text, s.hit.chunk, s.previous) is not None:
                 return s
         return None
 
@@ -244,21 +256,20 @@ class ExtractiveGenerator(Generator):
         return run
 
     def lead(
-        self, question: str, runs: list[tuple[Sentence, list[int]]], scored: list[Sentence]
+        self, question: Question, runs: list[tuple[Sentence, list[int]]], scored: list[Sentence]
     ) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
         quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
         asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
         not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"."""
-        asked = read_question(question)
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
         places = ((s.hit.chunk.id, order) for s, run in runs[:MAX_LEAD_SENTENCES] for order in run)
         shown = [by_place[place] for place in places if place in by_place]
-        if asked.kind in ("name", "thing") and asked.names:
-            shown.sort(key=lambda sentence: not names_passage(asked.names, sentence.text))  # stable
+        if question.kind in ("name", "thing") and question.names:
+            shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
         for sentence in shown:
-            found = short_answer(asked, question, sentence.text, sentence.hit.chunk, sentence.previous)
-            if found and asked.kind == "session":
+            found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous)
+            if found and question.kind == "session":
                 return f"{when_first(question, sentence.text)}{found}", sentence
             if found:
                 return found, sentence
@@ -268,7 +279,7 @@ class ExtractiveGenerator(Generator):
 def standing(hit: Hit) -> float:
     """What a passage's place in the results adds to its sentences' picks: its rank (1/rank) and how sure the
     reranker is of it (``Hit.sure``). The rank alone gives the second passage half the first one's weight
-    whether the reranker put them a hair or a mile apart (docs/EVALUATION.md: CRD3 and FairytaleQA cite the
+    whether the reranker put them a hair or a mile apart (docs/experiments/history.md: CRD3 and FairytaleQA cite the
     right passage more often, vault-toa the same). A reranker whose scores have no scale says nothing here."""
     if hit.sure is None:
         return PICK_RANK_ALONE / hit.rank
@@ -285,12 +296,12 @@ def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str)
     return [(s, run) for s, run in runs if (s.hit.chunk.campaign_no, s.hit.chunk.session) == session]
 
 
-def when_first(question: str, sentence: str) -> str:
+def when_first(question: Question, sentence: str) -> str:
     """How a "which session" lead starts: "First met in " only where the sentence says they met; a first
     mention is no more than that ("First named in ")."""
-    if not asks_first_mention(question):
+    if not question.first_mention:
         return "In "
-    if not ASKS_MEETING.search(question):
+    if not question.meeting:
         return "First mentioned in "
     return "First met in " if MEETS.search(sentence) else "First named in "
 

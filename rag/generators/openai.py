@@ -10,9 +10,10 @@ from collections.abc import Iterator
 
 from rag.config import AnswerConfig
 from rag.errors import ChroniclerError
-from rag.generators import REWRITE_PROMPT, Generator, History, build_messages
+from rag.generators import REWRITE_PROMPT, Generator, History, Support, build_messages
 from rag.llm import LLMClient, short
 from rag.models import Hit
+from rag.question import Question
 
 
 class OpenAIGenerator(Generator):
@@ -22,7 +23,9 @@ class OpenAIGenerator(Generator):
         self.model = self.llm.model
         self.name = f"openai:{self.model}"
 
-    def generate(self, question: str, hits: list[Hit], history: History | None = None) -> Iterator[str]:
+    def generate(
+        self, question: Question, hits: list[Hit], history: History | None = None, support: Support | None = None
+    ) -> Iterator[str]:
         import openai
 
         stream = self.llm.create(build_messages(question, hits, history), stream=True)
@@ -36,11 +39,11 @@ class OpenAIGenerator(Generator):
         except openai.APIError as err:
             raise ChroniclerError(f"The answer stream broke off: {short(err)}", hint="Try again.") from None
 
-    def rewrite(self, question: str, history: History) -> str | None:
+    def rewrite(self, question: Question, history: History) -> str | None:
         lines = [f"Player: {q}\nAnswer: {a}" for q, a in history]
         messages = [
             {"role": "system", "content": REWRITE_PROMPT},
-            {"role": "user", "content": "\n\n".join(lines) + f"\n\nLast question: {question}"},
+            {"role": "user", "content": "\n\n".join(lines) + f"\n\nLast question: {question.text}"},
         ]
         return self.llm.complete(messages, max_tokens=100) or None
 

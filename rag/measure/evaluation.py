@@ -16,33 +16,33 @@ from typing import Any
 
 from rag.config import slug
 from rag.errors import ChroniclerError
-from rag.measure.questions import KINDS, Question, load_questions
+from rag.measure.questions import KINDS, GoldQuestion, load_questions
 from rag.measure.stats import p50_p95
 from rag.models import Chunk, Filters, Hit
 from rag.names import norm  # the matching rule of shared/data/README.md
 from rag.pipeline import Pipeline
 
-__all__ = ["KINDS", "Question", "evaluate", "norm", "run_eval", "score_question", "supports"]
+__all__ = ["KINDS", "GoldQuestion", "evaluate", "norm", "run_eval", "score_question", "supports"]
 
 KS = (1, 3, 5, 10)
 MRR_DEPTH = 10
 SEARCH_DEPTH = 20  # passages looked at per question: metrics use at most the top 10, the rows say where beyond
 
 
-def from_gold_session(chunk: Chunk, q: Question) -> bool:
+def from_gold_session(chunk: Chunk, q: GoldQuestion) -> bool:
     if chunk.session is None or float(chunk.session) not in q.sessions:
         return False
     return q.campaign is None or chunk.campaign_no is None or chunk.campaign_no == q.campaign
 
 
-def supports(chunk: Chunk, q: Question) -> bool:
+def supports(chunk: Chunk, q: GoldQuestion) -> bool:
     if not from_gold_session(chunk, q):
         return False
     text = norm(chunk.text)
     return any(norm(e) and norm(e) in text for e in q.evidence)
 
 
-def score_question(q: Question, hits: list[Hit], ks: list[int]) -> dict[str, float]:
+def score_question(q: GoldQuestion, hits: list[Hit], ks: list[int]) -> dict[str, float]:
     """Per-question metrics; keys absent where the question does not count for that metric."""
     chunks = [h.chunk for h in hits]
     out: dict[str, float] = {}
@@ -76,13 +76,15 @@ def _metric_order(key: str) -> tuple:
     return (order.index(name) if name in order else 9, int(k) if k.isdigit() else 0)
 
 
-def corpora(notes_dir: Path, questions: list[Question], story_dirs: bool) -> dict[str, tuple[Path, list[Question]]]:
+def corpora(
+    notes_dir: Path, questions: list[GoldQuestion], story_dirs: bool
+) -> dict[str, tuple[Path, list[GoldQuestion]]]:
     """campaign name → (folder, its questions). FairytaleQA: one corpus per story sub-folder."""
     if not notes_dir.is_dir():
         raise ChroniclerError(f"Notes folder {notes_dir} does not exist.")
     if not story_dirs:
         return {f"eval-{slug(notes_dir.name)}": (notes_dir, questions)}
-    by_story: dict[str, list[Question]] = {}
+    by_story: dict[str, list[GoldQuestion]] = {}
     for q in questions:
         if not q.story:
             raise ChroniclerError(f"Question {q.id} has no 'story', needed with --story-dirs.")
@@ -97,8 +99,8 @@ def corpora(notes_dir: Path, questions: list[Question], story_dirs: bool) -> dic
 
 
 def indexed_corpora(
-    pipeline: Pipeline, notes_dir, questions: list[Question], story_dirs: bool, log: Callable[[str], None]
-) -> Iterator[tuple[str, list[Question]]]:
+    pipeline: Pipeline, notes_dir, questions: list[GoldQuestion], story_dirs: bool, log: Callable[[str], None]
+) -> Iterator[tuple[str, list[GoldQuestion]]]:
     """Each corpus indexed (incrementally: unchanged chunks are not re-embedded) before its questions."""
     for campaign, (folder, qs) in corpora(Path(notes_dir), questions, story_dirs).items():
         report = pipeline.index(folder, campaign)
@@ -114,7 +116,7 @@ def _first_rank(chunks: Sequence[Chunk], test: Callable[[Chunk], bool]) -> int |
 def evaluate(
     pipeline: Pipeline,
     campaign: str,
-    questions: Sequence[Question],
+    questions: Sequence[GoldQuestion],
     ks: Sequence[int] = KS,
     filters: Filters | None = None,
     progress: Callable[[int, int], None] | None = None,

@@ -25,7 +25,10 @@ class QuestionFileError(ChroniclerError):
 
 
 @dataclass
-class Question:
+class GoldQuestion:
+    """A line of a question file: a question with what answers it (its gold sessions and evidence spans). Not the
+    ``rag.question.Question`` a stage reads: ``question`` here is only its text."""
+
     id: str
     question: str
     sessions: list[float]
@@ -65,7 +68,7 @@ def _optional_text(raw: dict, name: str) -> str | None:
     return value
 
 
-def _question(raw: Any) -> Question:
+def _question(raw: Any) -> GoldQuestion:
     if not isinstance(raw, dict):
         raise ValueError("each line must be one JSON object, {…}")
     for name in ("id", "question"):
@@ -81,7 +84,7 @@ def _question(raw: Any) -> Question:
     campaign = raw.get("campaign")
     if campaign is not None and (isinstance(campaign, bool) or not isinstance(campaign, int)):
         raise ValueError("'campaign' must be a whole number, like 1")
-    return Question(
+    return GoldQuestion(
         id=str(raw["id"]),
         question=raw["question"].strip(),
         sessions=_number_list(raw, "sessions"),
@@ -93,7 +96,7 @@ def _question(raw: Any) -> Question:
     )
 
 
-def parse_questions(data: str | bytes, name: str = "questions.jsonl") -> list[Question]:
+def parse_questions(data: str | bytes, name: str = "questions.jsonl") -> list[GoldQuestion]:
     """JSON Lines → questions; the first bad line is a ``QuestionFileError`` naming ``name`` and the line."""
     if isinstance(data, bytes):
         try:
@@ -124,7 +127,7 @@ def parse_questions(data: str | bytes, name: str = "questions.jsonl") -> list[Qu
     return questions
 
 
-def load_questions(path: str | Path) -> list[Question]:
+def load_questions(path: str | Path) -> list[GoldQuestion]:
     path = Path(path)
     if not path.is_file():
         raise QuestionFileError(f"Question file {path} does not exist.")

@@ -231,6 +231,12 @@ class Chunk:
         """How a citation names this chunk: ``[Session 5 · The Sunken Tavern]``."""
         return f"[{self.name}]"
 
+    @property
+    def is_reference(self) -> bool:
+        """A passage of a reference page (a person, place or lore page): no session number, and not a mailed recap
+        (mails tell events). Pages say who or what something is, never when it happened."""
+        return self.session is None and self.file_type != "email"
+
 
 def chunk_id(campaign: str, source: str, position: int) -> str:
     """Stable across runs and machines, so re-indexing updates points instead of duplicating them."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rag import registry
 from rag.config import AnswerConfig, RerankConfig
 from rag.models import Hit
+from rag.question import Question
 
 if TYPE_CHECKING:
     from rag.embedders import Embedder
@@ -28,7 +29,7 @@ class Reranker(ABC):
     name: str = "reranker"
 
     @abstractmethod
-    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+    def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         """Return one relevance score per hit, in the order given (best first-stage hit first). The hits are
         the question's candidates with their first-stage scores; a backend must not change them."""
 

@@ -16,17 +16,14 @@ from pathlib import PurePosixPath
 import numpy as np
 
 from rag.models import Hit
-from rag.names import STOPWORDS, names, norm_words, stem
-from rag.search.first_mention import asks_first_mention
-from rag.search.structure import asks_definition, is_reference
+from rag.names import norm_words, terms
+from rag.question import Question
+from rag.question.kinds import WH_WORDS
 
 STAGES = ("dense", "keyword", "context")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-_FILLER = frozenset({"happen", "happened", "happens", "thing", "things"})
-_QTYPES = ("who", "what", "when", "where", "why", "how", "which")
+_QTYPES = WH_WORDS
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|thousand)\b")
-_ASKS_AMOUNT = re.compile(r"\bhow (much|many|long|old|far)\b|\b(price|cost|year)\b", re.I)
 
 # Column order of ``features``; a model names the columns it uses, so adding one here breaks no shipped model.
 FEATURES = (
@@ -72,21 +69,6 @@ FEATURES = (
 COLUMN = {name: i for i, name in enumerate(FEATURES)}
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def terms(text: str) -> list[str | None]:
-    """Stemmed words in order, stopwords kept as None so that adjacency and spans stay true to the text."""
-    return [None if w in STOPWORDS or len(w) < 2 else stem(w) for w in words(text)]
-
-
-def question_terms(question: str) -> list[str]:
-    """The question's content words, stemmed, without repeats, in order."""
-    found = [t for t in terms(question) if t is not None and t not in _FILLER]
-    return list(dict.fromkeys(found))
-
-
 def _shortest_span(positions: dict[str, list[int]]) -> int:
     """The fewest consecutive words holding one occurrence of every matched term."""
     events = sorted((p, t) for t, ps in positions.items() for p in ps)
@@ -120,7 +102,7 @@ def _names_in(said: str, wanted: list[str]) -> int:
     return sum(f" {n} " in said for n in wanted)
 
 
-def features(question: str, hits: list[Hit]) -> np.ndarray:
+def features(question: Question, hits: list[Hit]) -> np.ndarray:
     """One row per hit, one column per name in ``FEATURES``."""
     n = len(hits)
     x = np.zeros((n, len(FEATURES)), dtype=np.float64)
@@ -150,10 +132,10 @@ def features(question: str, hits: list[Hit]) -> np.ndarray:
     x[:, col["stages_found"]] = (x[:, [col[f"{s}_missing"] for s in STAGES]] == 0).sum(axis=1)
 
     # -- words
-    q_terms = question_terms(question)
+    q_terms = list(question.terms)
     q_set = set(q_terms)
     q_pairs = {(a, b) for a, b in zip(q_terms, q_terms[1:], strict=False)}
-    q_names = [_norm(m) for m in names(question)]
+    q_names = [_norm(m) for m in question.names]
     q_names = [m for m in dict.fromkeys(q_names) if len(m) >= 2]
     analysed = [_passage(h.chunk.text) for h in hits]
     passage_terms = [a[0] for a in analysed]
@@ -162,8 +144,8 @@ def features(question: str, hits: list[Hit]) -> np.ndarray:
     df = {t: sum(t in p for p in present) for t in q_terms}
     idf = {t: math.log(1.0 + n / (1.0 + df[t])) for t in q_terms}
     idf_total = sum(idf.values()) or 1.0
-    definition = asks_definition(question)
-    amount = bool(_ASKS_AMOUNT.search(question))
+    definition = question.definition
+    amount = question.number
     for i, (hit, toks, got) in enumerate(zip(hits, passage_terms, present, strict=True)):
         c = hit.chunk
         row = x[i]
@@ -195,18 +177,17 @@ def features(question: str, hits: list[Hit]) -> np.ndarray:
             row[col["names_none"]] = 1.0
         row[col["detail"]] = amount and bool(_NUMBER.search(c.text.casefold()))
         row[col["len_log"]] = math.log1p(len(toks))
-        row[col["reference"]] = is_reference(c)
-        row[col["ref_definition"]] = is_reference(c) and definition
+        row[col["reference"]] = c.is_reference
+        row[col["ref_definition"]] = c.is_reference and definition
     best_cov = x[:, col["cov_idf"]].max()
     if best_cov > 0:
         x[:, col["cov_rel"]] = x[:, col["cov_idf"]] / best_cov
 
     # -- the question
-    lowered = question.casefold()
     for t in _QTYPES:
-        x[:, col[f"q_{t}"]] = bool(re.search(rf"\b{t}\b", lowered))
+        x[:, col[f"q_{t}"]] = t in question.question_words
     x[:, col["q_definition"]] = definition
-    x[:, col["q_first"]] = asks_first_mention(question)
+    x[:, col["q_first"]] = question.first_mention
     x[:, col["q_words"]] = len(q_terms)
 
     # -- notes and neighbours

@@ -15,6 +15,7 @@ from rag.config import PROJECT_ROOT, RerankConfig
 from rag.embedders.local import offline_env
 from rag.errors import ModelUnavailableError
 from rag.models import Hit
+from rag.question import Question
 from rag.rerankers import Reranker
 
 DEFAULT_MODEL = "cross-encoder/ms-marco-MiniLM-L6-v2"
@@ -104,12 +105,12 @@ class CrossEncoderReranker(Reranker):
                 hint=missing_model_error(self.model_ref).hint,
             ) from None
 
-    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+    def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         if not hits:
             return []
         chunks = [h.chunk for h in hits]
         scores = self.model.predict(
-            [(question, c.text) for c in chunks],
+            [(question.text, c.text) for c in chunks],
             batch_size=self.batch_size,
             show_progress_bar=False,
             convert_to_numpy=True,

@@ -5,7 +5,7 @@ The first stage compares one pooled vector per passage, which blurs a passage of
 point; MaxSim instead matches every question token to its best passage token, so "who gave Vex the
 letter" can latch onto "letter" and "Vex" in a long bullet list. The model was never trained for MaxSim
 (ColBERT is); blends with the pooled cosine and fusion with the first-stage order were measured and did
-not earn a place (docs/EVALUATION.md), so the score is MaxSim alone.
+not earn a place (docs/experiments/history.md), so the score is MaxSim alone.
 
 One forward pass gives the token vectors. The embedder's loaded model is reused when it is
 a sentence-transformers model, so enabling this costs no second copy in memory. Passage token vectors
@@ -23,6 +23,7 @@ from rag.config import RerankConfig
 from rag.embedders.local import offline_env, packaged_model_path
 from rag.errors import ModelUnavailableError
 from rag.models import Chunk, Hit
+from rag.question import Question
 from rag.rerankers import Reranker
 
 _PACKAGED: dict[str, object] = {}  # path → SentenceTransformer, when no embedder model can be shared
@@ -117,12 +118,12 @@ class LateInteractionReranker(Reranker):
             self._cache.popitem(last=False)
         return found
 
-    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+    def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         """Mean over question tokens of the best passage-token similarity (MaxSim)."""
         if not hits:
             return []
         chunks = [h.chunk for h in hits]
-        (q_tokens,) = self.encode([question])
+        (q_tokens,) = self.encode([question.text])
         return [float((q_tokens @ tokens.T).max(axis=1).mean()) for tokens in self._passages(chunks)]
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from rag.config import RerankConfig
 from rag.errors import ModelUnavailableError
 from rag.models import Hit
+from rag.question import Question
 from rag.rerankers import Reranker
 from rag.rerankers._ltr_features import COLUMN, FEATURES, features
 
@@ -150,7 +151,7 @@ class LearnedReranker(Reranker):
     # The model's scores mean the same on every campaign (its features are relative to the question's best
     # candidate), so they can say how sure the search is. Top scores at or above SURE / FAIR: the answers held
     # the evidence 100 / 83 / 48 % of the time on vault-toa, 75 / 58 / 29 % on CRD3, 48 / 28 / 13 % on
-    # FairytaleQA val, together with the answerer's own signals (rag.answering.confidence; docs/EVALUATION.md).
+    # FairytaleQA val, together with the answerer's own signals (rag.answering.confidence; docs/experiments/history.md).
     # A retrained model has a scale of its own: measure these again (by_confidence in `rag eval --answers`).
     SURE, FAIR = 2.0, 1.0
 
@@ -158,7 +159,7 @@ class LearnedReranker(Reranker):
         self.model = model or load_model(path)
         self.name = f"learned:{self.model.spec.get('name', self.model.kind)}"
 
-    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+    def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         if not hits:
             return []
         return [float(s) for s in self.model.predict(features(question, hits))]

@@ -12,6 +12,7 @@ import re
 from rag.config import AnswerConfig, RerankConfig
 from rag.llm import LLMClient, llm_configured, no_llm_error
 from rag.models import Hit
+from rag.question import Question
 from rag.rerankers import Reranker
 
 PROMPT = (
@@ -44,7 +45,7 @@ class LLMReranker(Reranker):
         self.llm = LLMClient(answer)
         self.name = f"llm:{self.llm.model}"
 
-    def rerank(self, question: str, hits: list[Hit]) -> list[float]:
+    def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         if not hits:
             return []
         chunks = [h.chunk for h in hits]
@@ -53,7 +54,7 @@ class LLMReranker(Reranker):
         )
         messages = [
             {"role": "system", "content": PROMPT},
-            {"role": "user", "content": f"Question: {question}\n\n{passages}"},
+            {"role": "user", "content": f"Question: {question.text}\n\n{passages}"},
         ]
         return parse_ratings(self.llm.complete(messages, max_tokens=10 * len(hits) + 20), len(hits))
 

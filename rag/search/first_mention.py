@@ -22,22 +22,16 @@ from __future__ import annotations
 import re
 
 from rag.models import Chunk, Filters
-from rag.names import STOPWORDS, names, norm
+from rag.names import STOPWORDS, norm
+from rag.question import Question
 from rag.stores import Store
 
-FIRST = re.compile(r"\b(first|earliest)\b", re.IGNORECASE)
-MEETING = re.compile(
-    r"\b(meet|met|see|saw|seen|encounter\w*|appear\w*|hear|heard|mention\w*|introduc\w*|show(?:s|ed)?\s+up|"
-    r"run\s+into|ran\s+into|come\s+across|came\s+across|learn\w*\s+(?:of|about)|find\s+out\s+about)\b",
-    re.IGNORECASE,
-)
-# What a passage says when the party actually meets someone, and what a question asks when it wants that.
+# What a passage says when the party actually meets someone (``Question.meeting``: a question that wants that).
 MEETS = re.compile(
     r"\b(meet|meets|met|meeting|encounter\w*|fight\w*|fought|battl\w*|talk\w*|speak\w*|spoke|introduc\w*|"
     r"greet\w*|rescu\w*|confront\w*|ambush\w*|attack\w*|join\w*|free[sd]?)\b",
     re.IGNORECASE,
 )
-ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|run into|ran into)\b", re.I)
 PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank first among them
 MAX_PROBES = 8  # each probe looks only before the earliest mention found so far
 PASSAGES = 3  # passages of the first note offered (in note order)
@@ -53,14 +47,13 @@ _FRAME = (
 COMMON = STOPWORDS | frozenset(_FRAME.split())
 
 
-def subjects(store: Store, collection: str, question: str, view: str = "player") -> list[str]:
+def subjects(store: Store, collection: str, question: Question, view: str = "player") -> list[str]:
     """What a first-time question is about: its capitalised names. A question typed in lower case gets
     its names back from the notes' own spelling: a word the notes nearly always capitalise is a name, and
     neighbouring name words make one name ("vox machina")."""
-    found = names(question)
-    if found:
-        return list(dict.fromkeys(found))
-    words = norm(question).split()
+    if question.names:
+        return list(dict.fromkeys(question.names))
+    words = question.normed.split()
     proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and _capitalised(store, collection, w, view)}
     phrases, run = [], []
     for word in [*words, ""]:
@@ -77,10 +70,6 @@ def _capitalised(store: Store, collection: str, word: str, view: str) -> bool:
     sample = store.keyword_search(collection, word, CASE_SAMPLE, Filters(view=view))
     spelt = [m.group(0) for c, _ in sample for m in pattern.finditer(c.text)]
     return bool(spelt) and sum(s[0].isupper() for s in spelt) >= NAME_SHARE * len(spelt)
-
-
-def asks_first_mention(question: str) -> bool:
-    return bool(FIRST.search(question) and MEETING.search(question))
 
 
 def _key(chunk: Chunk) -> tuple:
@@ -110,10 +99,10 @@ def earliest_mention(
     return best
 
 
-def first_mention_passages(store: Store, collection: str, question: str, filters: Filters) -> list[Chunk]:
+def first_mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
     """The first passages naming the question's newest name, from its earliest note; [] when the
     question is not a first-time question or names nothing the notes mention."""
-    if not asks_first_mention(question):
+    if not question.first_mention:
         return []
     firsts = []
     for name in subjects(store, collection, question, filters.view):
@@ -123,7 +112,7 @@ def first_mention_passages(store: Store, collection: str, question: str, filters
     if not firsts:
         return []
     _, name, first = max(firsts)
-    if ASKS_MEETING.search(question) and not MEETS.search(first.text):  # named before they were met
+    if question.meeting and not MEETS.search(first.text):  # named before they were met
         met = earliest_mention(
             store, collection, name, Filters(**{**vars(filters), "session_min": first.session}), MEETS
         )

@@ -10,15 +10,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from rag.campaign.aliases import AliasTable
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError
 from rag.expanders import QueryExpander
 from rag.models import Chunk, Filters, Hit
+from rag.question import Question
 from rag.rerankers import Reranker
 from rag.search import structure
-from rag.search.aliases import AliasTable
-from rag.search.first_mention import asks_first_mention, first_mention_passages
+from rag.search.first_mention import first_mention_passages
 from rag.search.unknown_names import unknown_names
 from rag.stores import Store
 
@@ -64,7 +65,7 @@ def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
 
     Why added, not the best of the two: a passage that the question and its phrasing both find is likelier the
     one; keeping the best and the phrasing's own stage scores made the reranker read a longer phrasing's higher
-    scores as the question's, and lose its best passage (docs/EVALUATION.md). The stage scores a hit carries stay
+    scores as the question's, and lose its best passage (docs/experiments/history.md). The stage scores a hit carries stay
     the question's own; a passage only a phrasing found has none, like a passage a stage did not find."""
     best: dict[str, Hit] = {h.chunk.id: h for h in found[0]}
     for hits in found[1:]:
@@ -100,12 +101,14 @@ class Retriever:
         self.reranker = reranker
         self.expander = expander
         self._stage_texts: dict[tuple[str, str], dict[str, str]] = {}  # one search: the trace and the stages
-        self._pinned: dict[str, str] = {}  # query → the passage its search put first on purpose (X's page)
+        self._first_mentions: list[Chunk] | None = None  # one search: the same for every phrasing
 
-    def retrieve(self, question: str, filters: Filters | None = None) -> Retrieval:
-        """Mode, k, weights and the threshold all come from ``config.retrieval``."""
-        question = " ".join(question.split())
-        if not question:
+    def retrieve(self, question: Question, filters: Filters | None = None) -> Retrieval:
+        """Mode, k, weights and the threshold all come from ``config.retrieval``. Every phrasing of the question
+        is searched with the question's own reading (``Question``): what it asks does not change with its words.
+        A Retriever serves one search (it keeps that search's stage texts), never two."""
+        text = " ".join(question.text.split())
+        if not text:
             raise ChroniclerError("Type a question first.")
         cfg = self.config.retrieval
         mode, k = cfg.mode, cfg.k
@@ -113,16 +116,17 @@ class Retriever:
             raise ChroniclerError(f"Retrieval mode '{mode}' needs an embedding model.")
         filters = filters or Filters()
         timings: dict[str, float] = {}
-        variants = self._stage_queries(question, mode)  # the question's own, for the trace
-        found = self._search([question], mode, max(cfg.candidates, k), filters, timings)
-        queries = [question]
+        variants = self._stage_queries(text, mode, question)  # the question's own, for the trace
+        (own, pinned), *_ = self._search(question, [text], mode, max(cfg.candidates, k), filters, timings)
+        found, queries = [own], [text]
         # other phrasings, which may build on what the question found; not for "Who is X?" when X has a page: the
-        # page is the answer, and the words of X's sessions pushed it down (held-out vault, docs/EVALUATION.md)
-        if self.expander is not None and question not in self._pinned:
+        # page is the answer, and the words of X's sessions pushed it down (held-out vault, docs/experiments/history.md)
+        if self.expander is not None and pinned is None:
             t0 = time.perf_counter()
-            queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, found[0])
+            queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, own)
             timings["expand"] = time.perf_counter() - t0
-            found += self._search(queries[1:], mode, max(cfg.candidates, k), filters, timings)
+            more = self._search(question, queries[1:], mode, max(cfg.candidates, k), filters, timings)
+            found += [hits for hits, _ in more]
         candidates = found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight)
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
@@ -144,13 +148,14 @@ class Retriever:
             else []
         )
         return Retrieval(
-            question, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict, unknown=unknown
+            text, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict, unknown=unknown
         )
 
     def _search(
-        self, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
-    ) -> list[list[Hit]]:
-        """Each query through the first stages and the fusion: one ranked list of hits per query."""
+        self, question: Question, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
+    ) -> list[tuple[list[Hit], str | None]]:
+        """Each query (the question's text or a phrasing of it) through the first stages and the fusion: one
+        ranked list of hits per query, and the passage it put first on purpose (X's own page), if any."""
         if not queries:
             return []
         vectors: list = [None] * len(queries)
@@ -160,18 +165,18 @@ class Retriever:
             timings["embed"] = timings.get("embed", 0.0) + time.perf_counter() - t0
         found = []
         for query, vector in zip(queries, vectors, strict=True):
-            stage_queries = self._stage_queries(query, mode)
-            rankings = self._first_stage(stage_queries, vector, limit, filters, timings)
-            found.append(self._merge(rankings, mode, stage_queries, self._link_search(vector, filters)))
+            stage_queries = self._stage_queries(query, mode, question)
+            rankings = self._first_stage(question, stage_queries, vector, limit, filters, timings)
+            found.append(self._merge(question, rankings, mode, stage_queries, self._link_search(vector, filters)))
         return found
 
-    def _stage_queries(self, query: str, mode: str) -> dict[str, str]:
+    def _stage_queries(self, query: str, mode: str, question: Question) -> dict[str, str]:
         """stage → the text it searches: keyword search also gets the aliases of names in the query."""
         if (query, mode) not in self._stage_texts:
-            self._stage_texts[(query, mode)] = self._stage_texts_for(query, mode)
+            self._stage_texts[(query, mode)] = self._stage_texts_for(query, mode, question)
         return dict(self._stage_texts[(query, mode)])
 
-    def _stage_texts_for(self, query: str, mode: str) -> dict[str, str]:
+    def _stage_texts_for(self, query: str, mode: str, question: Question) -> dict[str, str]:
         stages = {"dense": query, "keyword": query}
         other_names = []
         if self.config.retrieval.alias_expansion and self.aliases:
@@ -183,12 +188,18 @@ class Retriever:
         stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
         if mode == "hybrid" and self.config.retrieval.context_weight > 0:
             stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours
-        if mode == "hybrid" and self.config.retrieval.first_mention_weight > 0 and asks_first_mention(query):
+        if mode == "hybrid" and self.config.retrieval.first_mention_weight > 0 and question.first_mention:
             stages["first_mention"] = query
         return stages
 
     def _first_stage(
-        self, stage_queries: dict[str, str], vector, limit: int, filters: Filters, timings: dict[str, float]
+        self,
+        question: Question,
+        stage_queries: dict[str, str],
+        vector,
+        limit: int,
+        filters: Filters,
+        timings: dict[str, float],
     ) -> dict[str, list[tuple[Chunk, float]]]:
         rankings: dict[str, list[tuple[Chunk, float]]] = {}
         for stage, text in stage_queries.items():
@@ -196,7 +207,9 @@ class Retriever:
             if stage == "dense":
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
             elif stage == "first_mention":  # score: 1 for the first passage naming it, 1/2 for the next…
-                found = first_mention_passages(self.store, self.collection, text, filters)
+                if self._first_mentions is None:
+                    self._first_mentions = first_mention_passages(self.store, self.collection, question, filters)
+                found = self._first_mentions
                 rankings[stage] = [(c, 1.0 / i) for i, c in enumerate(found, start=1)]
             else:
                 context = stage == "context"
@@ -204,7 +217,7 @@ class Retriever:
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
         return rankings
 
-    def _rerank(self, question: str, candidates: list[Hit]) -> list[Hit]:
+    def _rerank(self, question: Question, candidates: list[Hit]) -> list[Hit]:
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
         n = self.config.reranker.candidates
         head, tail = candidates[:n], candidates[n:]
@@ -238,12 +251,14 @@ class Retriever:
 
     def _merge(
         self,
+        question: Question,
         rankings: dict[str, list[tuple[Chunk, float]]],
         mode: str,
         variants: dict[str, str],
         link_search: structure.LinkSearch | None = None,
-    ) -> list[Hit]:
+    ) -> tuple[list[Hit], str | None]:
         cfg = self.config.retrieval
+        pinned = None
         chunks: dict[str, Chunk] = {}
         scores: dict[str, dict[str, float]] = {}
         ranks: dict[str, dict[str, int]] = {}
@@ -259,7 +274,6 @@ class Retriever:
                 "context": cfg.context_weight,
                 "first_mention": cfg.first_mention_weight,
             }
-            question = variants["dense"]
             fused, links = structure.reweigh(question, rrf(rankings, cfg.rrf_k, weights), chunks, cfg, link_search)
             for cid, value in fused.items():
                 scores.setdefault(cid, {})["fused"] = value
@@ -271,7 +285,6 @@ class Retriever:
             if pinned is not None:  # first, with the best score, so a threshold never drops it
                 order = [pinned, *(cid for cid in order if cid != pinned)]
                 fused[pinned] = max(fused.values())
-                self._pinned[question] = pinned
             final = fused
         else:
             stage = next(iter(rankings))
@@ -284,4 +297,4 @@ class Retriever:
             # the variant that ranked it best is the one that "found" it
             best = min((r, stage) for stage, r in ranks[cid].items() if stage in stage_text)[1]
             hits.append(Hit(chunks[cid], final[cid], rank, scores[cid], ranks[cid], stage_text[best]))
-        return hits
+        return hits, pinned

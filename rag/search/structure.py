@@ -3,7 +3,7 @@
 A campaign vault holds two kinds of notes. Session notes say what happened, and when; reference pages (people,
 places, factions, lore: a third to a half of a real vault's passages) say who or what something is. A page is
 short and starts with its subject's name, so it matches almost any question that names the subject and crowds
-the session passages out of the top k. Three rules, each a setting, measured in docs/EVALUATION.md:
+the session passages out of the top k. Three rules, each a setting, measured in docs/experiments/history.md:
 
 - a question about what happened counts page passages for less (``retrieval.reference_weight``);
 - "Who is X?" gets X's own page first (``retrieval.subject_page_first``), or, in notes without a page for X,
@@ -20,14 +20,11 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from rag.campaign.aliases import AliasTable
 from rag.config import RetrievalConfig
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, introduction, names, norm
-from rag.search.aliases import AliasTable
-
-# "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
-_DEFINITION = re.compile(r"^\s*(?:who|what)(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I)
-MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about events
+from rag.names import CLAUSE_BEFORE, introduction, norm
+from rag.question import Question
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
 _DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
@@ -38,23 +35,13 @@ DEFINITION_DEPTH = 20  # the best passages searched for one
 LinkSearch = Callable[[tuple[str, ...]], list[Chunk]]  # page names → session passages linking them
 
 
-def asks_definition(question: str) -> bool:
-    """A question about who or what something is, rather than about what happened."""
-    return bool(_DEFINITION.search(question)) and len(question.split()) <= MAX_DEFINITION_WORDS
-
-
-def is_reference(chunk: Chunk) -> bool:
-    """A passage of a reference page: no session number, and not a mailed recap (mails tell events)."""
-    return chunk.session is None and chunk.file_type != "email"
-
-
 def page_names(chunk: Chunk) -> tuple[str, ...]:
     """How ``[[links]]`` name the page a passage is from: its file name (Obsidian links by it), and its title."""
     return tuple(dict.fromkeys(n for n in (PurePosixPath(chunk.source).stem, chunk.title) if n))
 
 
 def reweigh(
-    question: str,
+    question: Question,
     fused: dict[str, float],
     chunks: dict[str, Chunk],
     config: RetrievalConfig,
@@ -69,7 +56,7 @@ def reweigh(
         top = sorted(fused, key=lambda cid: -fused[cid])[: config.link_pages]
         pages: dict[str, str] = {}  # a page's source → its best passage among the top: one bonus per page
         for cid in top:
-            if is_reference(chunks[cid]):
+            if chunks[cid].is_reference:
                 pages.setdefault(chunks[cid].source, cid)
         for cid in pages.values():
             for passage in link_search(page_names(chunks[cid])):
@@ -79,36 +66,38 @@ def reweigh(
                 links[passage.id] = links.get(passage.id, 0.0) + config.link_weight * fused[cid]
         for cid, bonus in links.items():
             fused[cid] = fused.get(cid, 0.0) + bonus
-    if config.reference_weight != 1.0 and not asks_definition(question):
+    if config.reference_weight != 1.0 and not question.definition:
         for cid in fused:
-            if is_reference(chunks[cid]):
+            if chunks[cid].is_reference:
                 fused[cid] *= config.reference_weight
     return fused, links
 
 
-def subject_page(question: str, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None) -> str | None:
+def subject_page(
+    question: Question, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None
+) -> str | None:
     """For "Who is X?": the best-ranked passage of X's own page (by its name, or a name the notes give X)."""
-    if not asks_definition(question):
+    if not question.definition:
         return None
-    wanted = {norm(n) for n in names(question)}
+    wanted = {norm(n) for n in question.names}
     if aliases is not None:
-        wanted |= {norm(entity) for entity in aliases.mentions(question).values()}
-    said = f" {norm(question)} "
+        wanted |= {norm(entity) for entity in aliases.mentions(question.text).values()}
+    said = f" {question.normed} "
     for cid in order:
         chunk = chunks[cid]
-        if is_reference(chunk) and any(
+        if chunk.is_reference and any(
             norm(n) in wanted or f" {norm(n)} " in said for n in page_names(chunk) if len(norm(n)) >= 3
         ):
             return cid
     return defining_passage(question, order, chunks)
 
 
-def defining_passage(question: str, order: list[str], chunks: dict[str, Chunk]) -> str | None:
+def defining_passage(question: Question, order: list[str], chunks: dict[str, Chunk]) -> str | None:
     """For "Who is X?" in notes without a page for X: the best-ranked passage with a sentence that starts by
     saying what X is ("Avantika is the chosen of Uk'otoa…"), where the other passages only mention X; failing
     that, the best-ranked of all candidates where the notes introduce X ("the illithid, named Clarota") or say in
     passing what X is ("Grog, the goliath barbarian."): a cast list names X once, so it ranks far down."""
-    subjects = [n for n in names(question) if len(n) >= 3]
+    subjects = [n for n in question.names if len(n) >= 3]
     if not subjects:
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))

@@ -12,29 +12,20 @@ does any name the alias table knows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Set
 
 from rag.models import Hit
-from rag.names import STOPWORDS, names, norm_words
-
-_FIRST_WORD = re.compile(r"\W*\S+")
-
-
-def asked_names(question: str) -> list[str]:
-    """The question's proper names, never its first word ("Remind me who…") nor a short word in capitals ("NPC",
-    "DM"), which notes seldom write."""
-    first = _FIRST_WORD.match(question)
-    rest = question[first.end() :] if first else question
-    return [n for n in names(rest) if not (n.isupper() and len(n) <= 4)]
+from rag.names import STOPWORDS, norm_words
+from rag.question import Question
 
 
-def unknown_names(question: str, candidates: Iterable[Hit], known: Set[str] = frozenset()) -> list[str]:
-    """The names of ``question`` that no candidate passage writes (text, title, heading or name) and that are not
+def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str] = frozenset()) -> list[str]:
+    """The names of the question (``Question.asked_names``: never its first word, "Remind me who…", nor a short
+    word in capitals, "NPC") that no candidate passage writes (text, title, heading or name) and that are not
     among ``known`` (the alias table's words), each word of a name read with ``written``. Cheap when the table
     knows the name or a candidate holds it as written, as for nearly every question: only a name found nowhere
     has the candidates' words read for another spelling (bench query, docs/BENCHMARKS.md)."""
-    asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in asked_names(question)]
+    asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in question.asked_names]
     asked = [(n, words) for n, words in asked if words and not any(w in known for w in words)]
     if not asked:
         return []

@@ -1,0 +1,96 @@
+"""The detail a question asks about in its own words: what "How many …?" counts ("healing potions"), and the
+attribute of someone it asks for ("the name of Yosei's *father*", "Morgan's *birthday*", "the *mayor* of Port
+Nyanzaru").
+
+Why: a question about something the notes never mention shares its names with many passages, so every score
+looks like an answer's. What gives it away is the thing asked about: when no passage found mentions it, the notes
+cannot say it. Only the shapes that ask for an attribute by its own word are read (``_SHAPES``); other questions
+often use a word the notes do not ("What contraband…" answered by "narcotics").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.names import AUXILIARIES
+
+# "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
+_COUNTED = re.compile(
+    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
+    re.I,
+)
+_OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
+_THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+_SHAPES = (
+    # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
+    (
+        "name",
+        re.compile(
+            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
+        ),
+    ),
+    # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
+    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name|\s+called)\W*$")),
+    # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
+    (
+        "role",
+        re.compile(
+            rf"^\W*(?:who|what)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+{_THING}\s+(?:of|to|for|on|in|at|aboard)\s",
+            re.I,
+        ),
+    ),
+    # "When is Morgan's birthday?", "What is Eku Stormfang's favourite drink?", "Who is Vex's brother?"
+    ("owned", re.compile(rf"^\W*(?:who|what|when|where|which)\s+(?:is|was|are|were)\s+{_OWNER}{_THING}\W*$", re.I)),
+)
+# Words that ask for an explanation, not a thing the notes would name by that word ("What was the purpose of the
+# ritual?" is answered by "to wake the god"): such questions are left to the scores.
+_EXPLANATION_WORDS = """
+name title one thing kind sort type part deal story point purpose result reason cause meaning outcome effect goal
+plan situation status state consequence significance source origin truth problem solution answer difference
+relationship relation connection role job motive motivation backstory history opinion view feeling attitude mood
+fate condition idea theory importance use way secret matter
+"""
+_EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
+# Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard"
+_STOP_WORDS = "we you i they he she it that who which whom whose in on at from with of to for by our my his her their"
+_STOPS = frozenset(_STOP_WORDS.split())
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """The thing a question asks about in its own words (``thing``: "first mate"; ``noun``, its last word, is what
+    a sentence must say), whose it is (``owner``, "" when the question gives none) and whether the answer is a
+    name (``shape`` "name")."""
+
+    shape: str
+    thing: str
+    owner: str
+
+    @property
+    def noun(self) -> str:
+        return self.thing.split()[-1]
+
+
+def counted(question: str) -> tuple[str, str] | None:
+    """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
+    potions did we buy?" → ("healing potions", "potion"); None for "How many were there?"."""
+    m = _COUNTED.search(question)
+    if not m:
+        return None
+    noun = m.group(2).casefold()
+    return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
+
+
+def asked_attribute(question: str) -> Attribute | None:
+    """The attribute the question asks for by its own word, or None (an explanation word, or another shape)."""
+    for shape, pattern in _SHAPES:
+        m = pattern.search(question.strip())
+        if not m:
+            continue
+        words = m.group("thing").casefold().split()
+        cut = next((i for i, w in enumerate(words) if w in _STOPS), len(words))
+        owner = m.groupdict().get("owner") or ""
+        attribute = Attribute(shape, " ".join(words[:cut] or words[:1]), owner if owner[:1].isupper() else "")
+        return None if attribute.noun in _EXPLANATIONS else attribute
+    return None

@@ -1,0 +1,109 @@
+"""What a question asks for: a name, a place, "which session", an amount, what someone is…
+
+A player asks "Who gave us the map?" and wants a name first, "In which session…" and wants "Session 6", "How
+much…" and wants an amount, "Who is Clarota?" what the notes say Clarota is. The answerer leads with that short
+answer; the search and the reranker read whether a question asks who or what something is (``asks_definition``:
+a page about it may answer) or when it was first seen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.names import AUXILIARIES, STOPWORDS
+
+# "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
+# so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
+# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
+_IDENTITY = re.compile(
+    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
+    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
+)
+_KINDS = (  # first match wins
+    ("identity", _IDENTITY),
+    ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
+    ("age", re.compile(r"\bhow old\b", re.I)),
+    ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
+    ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
+    ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
+    ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),
+    ("name", re.compile(r"^\W*what(?:['’]s|\s+is|\s+was|\s+were)\s.*['’]s\s+(?:real\s+)?name\W*$", re.I)),
+    ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
+    ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
+    (
+        "thing",
+        re.compile(rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I),
+    ),
+)
+KINDS = ("session", "identity", "age", "amount", "money", "year", "colour", "name", "person", "place", "thing", "open")
+_FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
+    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
+    rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
+    re.I,
+)
+_ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
+    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
+    re.I,
+)
+# "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
+_DEFINITION = re.compile(r"^\s*(?:who|what)(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I)
+MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about events
+# What the learned reranker reads of a question's form: its question words, and whether it asks for a number
+WH_WORDS = ("who", "what", "when", "where", "why", "how", "which")
+_ASKS_NUMBER = re.compile(r"\bhow (much|many|long|old|far)\b|\b(price|cost|year)\b", re.I)
+
+
+def answer_kind(question: str) -> str:
+    """One of ``KINDS``: what the short answer must be ("open": none)."""
+    kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
+    return "money" if kind == "amount" and _ASKS_MONEY.search(question) else kind
+
+
+def focus(question: str) -> str:
+    """The noun the question asks about, case-folded ("treasure", "name"); "" when none or a name."""
+    m = _FOCUS.search(question)
+    found = m.group(1).strip("'\"’” ") if m else ""
+    if not found or found[0].isupper() or found.split()[0].casefold() in STOPWORDS:  # "What did Clarota do"
+        return ""
+    return found.casefold()
+
+
+def identity_subject(question: str) -> str | None:
+    """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
+    m = _IDENTITY.match(question.strip())
+    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
+
+
+def asks_definition(question: str) -> bool:
+    """A short question about who or what something is, rather than about what happened."""
+    return bool(_DEFINITION.search(question)) and len(question.split()) <= MAX_DEFINITION_WORDS
+
+
+def question_words(question: str) -> frozenset[str]:
+    """The question words it uses ("who", "when"…), anywhere in it."""
+    lowered = question.casefold()
+    return frozenset(w for w in WH_WORDS if re.search(rf"\b{w}\b", lowered))
+
+
+def asks_number(question: str) -> bool:
+    """It asks how much, many, long, old or far, or a price or a year (a passage with a number may answer)."""
+    return bool(_ASKS_NUMBER.search(question))
+
+
+# "When did we first meet Osiris?": a first-time question, answered where the notes first name Osiris
+_FIRST = re.compile(r"\b(first|earliest)\b", re.IGNORECASE)
+_MEETING = re.compile(
+    r"\b(meet|met|see|saw|seen|encounter\w*|appear\w*|hear|heard|mention\w*|introduc\w*|show(?:s|ed)?\s+up|"
+    r"run\s+into|ran\s+into|come\s+across|came\s+across|learn\w*\s+(?:of|about)|find\s+out\s+about)\b",
+    re.IGNORECASE,
+)
+# ...and one that asks when the party met them, not when they were first named
+_ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|run into|ran into)\b", re.I)
+
+
+def asks_first_mention(question: str) -> bool:
+    return bool(_FIRST.search(question) and _MEETING.search(question))
+
+
+def asks_meeting(question: str) -> bool:
+    return bool(_ASKS_MEETING.search(question))

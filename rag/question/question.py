@@ -1,0 +1,108 @@
+"""The ``Question`` value: a player's question read once, into everything the stages after it need.
+
+Why one reading: the search, the reranker, question expansion, the answerer and the follow-up rules each used to
+read the question's text with patterns of their own ("Who is X?" was recognised four ways). Now ``read_question``
+reads it here, once per question text, and every stage takes the frozen ``Question``; no stage re-reads the text.
+The patterns live in this package's modules, each beside a table of example questions
+(``rag/question/examples.yaml``, checked by ``tests/test_question.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.names import content_words, names, norm, terms, words
+from rag.question.details import Attribute, asked_attribute, counted
+from rag.question.kinds import (
+    answer_kind,
+    asks_definition,
+    asks_first_mention,
+    asks_meeting,
+    asks_number,
+    focus,
+    identity_subject,
+    question_words,
+)
+from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
+from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer
+
+_FIRST_WORD = re.compile(r"\W*\S+")
+_LETTER_WORD = re.compile(r"[^\W\d_]{3,}")
+_FILLER = frozenset({"happen", "happened", "happens", "thing", "things"})  # "what happened…" asks for no word
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question as the stages read it. ``text`` is what was asked (a follow-up: its standalone form)."""
+
+    text: str
+    # what it asks for
+    kind: str  # rag.question.kinds.KINDS: what the short answer must be ("open": none)
+    focus: str  # the noun it asks about ("treasure"), "" when none
+    subject: str | None  # X of "Who is X?"
+    definition: bool  # asks who or what something is (a page about it may answer)
+    first_mention: bool  # "When did we first meet X?"
+    meeting: bool  # ...asks when they met, not when X was first named
+    number: bool  # asks how much, many, old, far, long, a price or a year
+    question_words: frozenset[str]  # who, what, when… as used anywhere in it
+    # who did what
+    verbs: frozenset[str]  # the verb(s) a "who" question asks about, by rag.question.who.base
+    role: str | None  # "Who is the king of…?" → "king"
+    owner_of: str | None  # "Whose skeleton…?" → "skeleton"
+    asks_doer: bool  # "Who gave…?" (the doer), not "Who did Locke marry?"
+    # details
+    counted: tuple[str, str] | None  # "How many healing potions…?" → ("healing potions", "potion")
+    attribute: Attribute | None  # "the name of Yosei's father", "Morgan's birthday"
+    # names and words
+    names: tuple[str, ...]  # capitalised names, without a leading question word
+    asked_names: tuple[str, ...]  # names the notes should write (never its first word, nor "NPC", "DM")
+    normed: str  # rag.names.norm of the text
+    words: frozenset[str]  # case-folded words, a possessive's "'s" dropped
+    letter_words: frozenset[str]  # case-folded runs of three letters or more
+    content: frozenset[str]  # stemmed content words (keyword overlap)
+    terms: tuple[str, ...]  # stemmed content words in order, without repeats or "what happened" filler
+    # the conversation and the campaign
+    leans_back: bool  # leans on the last turn ("What did she do next?")
+    session_mentions: tuple[str, ...]  # "session 5" as written
+    sessions_named: tuple[float, ...]  # asked about by number ("in session 5")
+    order: StoryOrder | None  # "last session", "between sessions 10 and 12", "before we reached Omu"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def read_question(text: str) -> Question:
+    """Read a question once. Cheap (tens of microseconds): a pure function of the text."""
+    role = asked_role(text)
+    first = _FIRST_WORD.match(text)
+    rest = text[first.end() :] if first else text
+    found_terms = [t for t in terms(text) if t is not None and t not in _FILLER]
+    return Question(
+        text=text,
+        kind=answer_kind(text),
+        focus=focus(text),
+        subject=identity_subject(text),
+        definition=asks_definition(text),
+        first_mention=asks_first_mention(text),
+        meeting=asks_meeting(text),
+        number=asks_number(text),
+        question_words=question_words(text),
+        verbs=asked_verbs(text, role),
+        role=role,
+        owner_of=asked_owner_of(text),
+        asks_doer=asks_doer(text),
+        counted=counted(text),
+        attribute=asked_attribute(text),
+        names=tuple(names(text)),
+        asked_names=tuple(n for n in names(rest) if not (n.isupper() and len(n) <= 4)),
+        normed=norm(text),
+        words=frozenset(w.removesuffix("'s") for w in words(text)),
+        letter_words=frozenset(w.casefold() for w in _LETTER_WORD.findall(text)),
+        content=frozenset(content_words(text)),
+        terms=tuple(dict.fromkeys(found_terms)),
+        leans_back=leans_on_last_turn(text),
+        session_mentions=session_mentions(text),
+        sessions_named=sessions_named(text),
+        order=story_order(text),
+    )

@@ -1,0 +1,83 @@
+"""Where a question sits in a conversation and in the campaign: whether it leans on the last turn ("What did she
+do next?"), which sessions it names ("in session 5"), and what it says about story order ("last session",
+"between sessions 10 and 12", "before we reached Omu").
+
+A follow-up goes on from the last turn ("And then?", "What about Vex?", "After that…"), or its subject is a
+pronoun with nothing in the question to point at ("What did she do next?", "Where did they go?"); "Where did the
+party stay on their first night in Kraghammer?" names its own subject ("their" is the party's) and stands alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.names import AUXILIARIES, names
+
+_GOES_ON = re.compile(
+    r"^\W*(and|but|so|also|then|what about|how about|what else|after that|afterwards|what happened next|"
+    r"and then|why|how)\b\W*$|^\W*(and|but|so|also|then|what about|how about|after that|afterwards)\b",
+    re.IGNORECASE,
+)
+_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{AUXILIARIES}\s+(he|she|they|it)\b", re.IGNORECASE)
+_POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that place|the same)\s*[?.!]*$", re.I)
+_SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
+_IN_SESSION = re.compile(  # "in session 5", or "(…, session 5)" as a follow-up rewrite carries it
+    r"(?:\b(?:in|during|at|of|from)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b", re.IGNORECASE
+)
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_BETWEEN = re.compile(
+    rf"\b(?:between\s+)?(?:sessions?|episodes?)\s+{_NUMBER}\s*(?:and|to|through|-|–)\s*(?:sessions?\s+)?{_NUMBER}\b",
+    re.I,
+)
+_LAST = re.compile(r"\b(?:last|previous|latest|most recent)\s+(?:session|episode|game|time we played)\b", re.I)
+_SINCE = re.compile(rf"\b(?:since|after)\s+(?:session|episode)\s+{_NUMBER}\b", re.I)
+_BEFORE = re.compile(
+    r"\bbefore\s+(?:we|the party|they)\s+(?:first\s+)?(?:reached|got to|arrived (?:at|in)|met|found|went to|entered)\s+"
+    r"(?:the\s+)?(.+?)[?.!]*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class StoryOrder:
+    """The sessions a question's wording points at, before the campaign says which exist: ``between`` sessions
+    ``low`` and ``high``, the ``last`` one, ``since`` ``low`` (after a session: from the next), or ``before`` the
+    first session naming ``place``."""
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    place: str = ""
+
+
+def leans_on_last_turn(question: str) -> bool:
+    """Only a question that goes on from the last turn, or leans on someone it does not name, borrows from it."""
+    if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
+        return True
+    return bool(_POINTS_BACK.search(question)) and not names(question)
+
+
+def session_mentions(question: str) -> tuple[str, ...]:
+    """ "session 5", "episode 12", as written: what a follow-up carries over from an earlier question."""
+    return tuple(m.group(0) for m in _SESSION.finditer(question))
+
+
+def sessions_named(question: str) -> tuple[float, ...]:
+    """The sessions a question asks about by number ("What happened in session 5?")."""
+    return tuple(float(m.group(1)) for m in _IN_SESSION.finditer(question))
+
+
+def story_order(question: str) -> StoryOrder | None:
+    """What the question says about story order, or None."""
+    if m := _BETWEEN.search(question):
+        low, high = sorted((float(m.group(1)), float(m.group(2))))
+        return StoryOrder("between", low, high)
+    if _LAST.search(question):
+        return StoryOrder("last")
+    if m := _SINCE.search(question):
+        return StoryOrder("since", float(m.group(1)) + (0.5 if m.group(0).lower().startswith("after") else 0))
+    if m := _BEFORE.search(question):
+        return StoryOrder("before", place=m.group(1).strip())
+    return None

@@ -1,0 +1,124 @@
+"""What a "who" question asks someone to have done: its verb ("Who *gave* us the map?"), the role it names ("Who
+is the *king* of Kraghammer?"), the thing whose owner it asks ("*Whose* skeleton…?"), and whether it asks for the
+doer ("Who gave…?") or for whom it was done to ("Who did Locke marry?").
+
+The answerer needs a sentence that says that verb, in any of its forms ("gave", "gives", "given"; "hired",
+"hires"), so the verb's form for matching (``base``) and the words by which notes name a role ("The tavern
+*owner*, Adra") live here too: a sentence is read with the same ``base`` as the question.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rag.names import AUXILIARIES, STOPWORDS
+
+# Past tenses and participles that no suffix rule finds, with the verbs players ask "who …?" about most.
+_IRREGULAR_FORMS = """
+give gave given | take took taken | find found | meet met | buy bought | bring brought | fight fought |
+steal stole stolen | leave left | send sent | sell sold | hold held | lead led | make made | say said |
+see saw seen | get got gotten | go went gone | come came | know knew known | think thought | teach taught |
+catch caught | keep kept | lose lost | pay paid | build built | speak spoke spoken | write wrote written |
+eat ate eaten | become became | begin began begun | break broke broken | choose chose chosen |
+drink drank drunk | drive drove driven | fall fell fallen | feel felt | fly flew flown | forget forgot forgotten |
+hide hid hidden | ride rode ridden | rise rose risen | shoot shot | sing sang sung | sit sat | sleep slept |
+stand stood | strike struck | swear swore sworn | throw threw thrown | wake woke woken | wear wore worn |
+bite bit bitten | blow blew blown | draw drew drawn | freeze froze frozen | grow grew grown | hang hung |
+hear heard | seek sought | slay slew slain | win won | run ran | tell told | lend lent |
+bind bound | dig dug | feed fed | flee fled | forgive forgave forgiven | shake shook shaken | sink sank sunk |
+spend spent | tear tore torn | wind wound
+"""
+_BASE = {form: line.split()[0] for line in _IRREGULAR_FORMS.split("|") for form in line.split()}
+# Notes name the one who runs, owns, leads or rules a place by the role: "The tavern owner, Adra, …", "Captain
+# Zanros of the Sea Wyrm", "the ruler of Emberhold". Such a word says the verb (by ``base``).
+_ROLE_WORDS = """
+run: owner proprietor keeper innkeeper barkeep barkeeper bartender manager boss landlord landlady |
+own: owner proprietor | lead: leader head chief captain commander boss | rule: ruler king queen monarch lord |
+command: commander captain general | govern: governor mayor | guard: guard guardian warden |
+teach: teacher mentor master | serve: servant | found: founder
+"""
+ROLES = {verb.strip(): frozenset(words.split()) for verb, words in (e.split(":") for e in _ROLE_WORDS.split("|"))}
+_ROLE_NAMES = frozenset().union(*ROLES.values())
+# "Who gave us the quest?": notes say who hired, sent or tasked the party ("sent down on a mission by the arcanist
+# Allura Vysoren"), seldom that someone "gave" it
+_WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
+_GIVES_WORK = "hire send task commission employ"
+# "Who gave us the map?": notes also say a thing was provided, offered or granted ("a map provided by Clarota")
+_GIVES = "provide offer grant"
+# "Who is the king of Kraghammer?" asks for the one the notes give that role ("King Murghol", "Adra, the owner"),
+# never any name in a sentence that mentions the role ("Scanlan suggests to the king…")
+_ROLE_QUESTION = re.compile(
+    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+([a-z]+)\b(?!['’])", re.I
+)
+# "Whose skeleton…?", "Whose ship did we take?": the noun whose owner is asked
+_WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
+# Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
+_ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
+# "Who gave …", "Who first gave …" (the verb after any adverb)
+_SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
+# "Who did Locke marry?"; never "Who was really behind…" (is/was ask who someone is, not what they did)
+_OBJECT_QUESTION = re.compile(r"^\W*whom?\s+(?:did|does|do|has|have|had|will|would|can|could)\s+(.+?)(?:[?.!]|$)", re.I)
+_PREPOSITION = re.compile(r"\b(?:in|at|on|of|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
+WORD = re.compile(r"[A-Za-z][a-z'’]*")  # a word as a verb is looked for, in the question and in a sentence
+# A noun after its determiner is whom the question is about, never its verb ("Who did the cat meet…?")
+_DETERMINED = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+[a-z][\w'’-]*")
+
+
+@lru_cache(maxsize=65536)
+def base(word: str) -> str:
+    """A verb's form for matching: "gave"/"gives"/"given" → "giv", "hired" → "hir", "married" → "marri"."""
+    word = word.casefold().replace("’", "'")
+    if word in _BASE:
+        word = _BASE[word]
+    else:
+        for suffix in ("ing", "eth", "ies", "ied", "es", "ed", "s"):  # "knoweth": old tales
+            if len(word) > len(suffix) + 2 and word.endswith(suffix):
+                word = word[: -len(suffix)] + ("i" if suffix in ("ies", "ied") else "")
+                break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":  # "planned" → "plan", "kill" → "kil"
+        word = word[:-1]
+    return (word[:-1] + "i" if word.endswith("y") else word).removesuffix("e")
+
+
+def asked_role(question: str) -> str | None:
+    """The role a "Who is the <role>…?" question asks for by its word ("king"), or None."""
+    m = _ROLE_QUESTION.match(question)
+    return m.group(1).casefold() if m and m.group(1).casefold() in _ROLE_NAMES else None
+
+
+def asked_owner_of(question: str) -> str | None:
+    """The thing a "Whose …?" question asks the owner of ("skeleton"), or None."""
+    m = _WHOSE.match(question)
+    return m.group(1).casefold() if m else None
+
+
+def asks_doer(question: str) -> bool:
+    """ "Who gave…?" asks for whoever did it (the subject); "Who did Locke marry?" for whom it was done to."""
+    return bool(_SUBJECT_QUESTION.match(question))
+
+
+def asked_verbs(question: str, role: str | None) -> frozenset[str]:
+    """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
+    lower-case words after its subject up to a preposition ({marri}); the role's ("Who is the king…?" → {king});
+    none for "Who is/was…?". "Who gave…?" also counts the verbs by which notes say it ("provided", "hired")."""
+    if role:
+        return frozenset({base(role)})
+    verbs = _verbs(question)
+    if base("give") in verbs:
+        return verbs | {base(v) for v in (_GIVES_WORK if _WORK.search(question) else _GIVES).split()}
+    return verbs
+
+
+def _verbs(question: str) -> frozenset[str]:
+    m = _SUBJECT_QUESTION.match(question)
+    if m:
+        return frozenset({base(m.group(1))})
+    m = _OBJECT_QUESTION.match(question)
+    if not m:
+        return frozenset()
+    clause = _PREPOSITION.split(m.group(1), maxsplit=1)[0]
+    # "the cat meet" → "meet"; but "Who had a spite…" asks "had", and the noun is all that is left to look for
+    said = [WORD.findall(text) for text in (_DETERMINED.sub(" ", clause), clause)]
+    content = ([base(w) for w in ws if w.islower() and w not in STOPWORDS and len(w) > 2] for ws in said)
+    return frozenset(next((c for c in content if c), ()))
