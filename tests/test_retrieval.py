@@ -6,7 +6,7 @@ from rag.config import load_config
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Chunk, Filters
 from rag.pipeline import Pipeline
-from rag.search.retrieval import rrf
+from rag.search.retrieval import in_story_order_when_tied, rrf
 from tests.fakes import FakeEmbedder
 from tests.helpers import SMALL_CAMPAIGN, write_notes
 
@@ -176,3 +176,13 @@ def test_equal_scores_share_a_rank_in_the_fusion():
     a, b, c = (Chunk(campaign="t", source="S.md", position=i, text=f"passage {i}", name=f"S {i}") for i in range(3))
     fused = rrf({"context": [(a, 2.0), (b, 2.0), (c, 1.0)]}, 10, {"context": 1.0})
     assert fused[a.id] == fused[b.id] == pytest.approx(1 / 11) and fused[c.id] == pytest.approx(1 / 13)
+
+
+def test_a_stage_lists_tied_passages_in_story_order_whatever_order_the_engine_gave():
+    """The embedded engine's keyword search ordered tied passages differently from one process to the next, and a
+    passage's rank in a stage is one of the reranker's features: one FairytaleQA question changed its confidence
+    between two runs of the same code. Ties now come in story order, so every run ranks alike."""
+    a, b, c = (Chunk(campaign="t", source="S.md", position=i, text=f"passage {i}", name=f"S {i}") for i in range(3))
+    once = in_story_order_when_tied([(b, 2.0), (c, 3.0), (a, 2.0)])
+    again = in_story_order_when_tied([(a, 2.0), (b, 2.0), (c, 3.0)])
+    assert [chunk.position for chunk, _ in once] == [chunk.position for chunk, _ in again] == [2, 0, 1]

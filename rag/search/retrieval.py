@@ -82,6 +82,13 @@ def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
     return merged
 
 
+def in_story_order_when_tied(found: list[tuple[Chunk, float]]) -> list[tuple[Chunk, float]]:
+    """A stage's results best first, passages with equal scores in story order. Engines order ties as they
+    please, and differently from one process to the next (the embedded engine's keyword search did): a tie's rank
+    is a feature of the reranker, so the same question got another answer in another run (docs/EVALUATION.md)."""
+    return sorted(found, key=lambda found: (-found[1], found[0].story_key))
+
+
 class Retriever:
     def __init__(
         self,
@@ -215,7 +222,7 @@ class Retriever:
                 context = stage == "context"
                 rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters, context=context)
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
-        return rankings
+        return {stage: in_story_order_when_tied(found) for stage, found in rankings.items()}
 
     def _rerank(self, question: Question, candidates: list[Hit]) -> list[Hit]:
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
