@@ -145,7 +145,7 @@ def export(model_ref: str, folder: Path) -> None:
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is None or not hasattr(tokenizer, "backend_tokenizer"):
         raise OnnxUnavailable("the model has no fast tokenizer")
-    probe = model.tokenize(["probe"])
+    probe = model.preprocess(["probe"])
     inputs = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in probe]
     if inputs[:2] != ["input_ids", "attention_mask"]:
         raise OnnxUnavailable(f"unexpected model inputs {sorted(probe)}")
