@@ -4,7 +4,7 @@ export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 PORT ?= 8501
 
-.PHONY: app test setup setup-dev lint eval bench screenshots
+.PHONY: app test test-fast snapshots setup setup-dev lint eval eval-heldout report bench screenshots
 
 setup:
 	bash scripts/setup.sh app
@@ -18,6 +18,12 @@ app: setup  ## set up, then start the dashboard on the demo campaign
 test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real browser)
 	.venv/bin/python -m pytest -q
 
+test-fast: setup-dev  ## everyday lane, under 3 minutes: unit, snapshot and AppTest; no browser, no big dev sets
+	.venv/bin/python -m pytest -q -m "not browser and not long and not stress"
+
+snapshots: setup-dev  ## accept changed answers: rewrite tests/snapshots/answers/ (then review `git diff`)
+	UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q tests/test_answer_snapshots.py
+
 screenshots: setup-dev  ## refresh the README's screenshots from the browser tests
 	CHRONICLER_SCREENSHOTS=$(CURDIR)/docs/screenshots .venv/bin/python -m pytest -q tests/test_browser.py
 
@@ -25,9 +31,27 @@ lint: setup-dev  ## ruff's lint rules and its formatter, as CI would see them
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 
-eval: setup  ## retrieval quality on the shared dev sets → docs/EVALUATION.md inputs
-	.venv/bin/python -m rag eval --notes ../shared/data/crd3-notes --questions ../shared/data/crd3-questions.jsonl --json docs/eval/crd3.json
-	.venv/bin/python -m rag eval --notes ../shared/data/fairytaleqa/val --story-dirs --questions ../shared/data/fairytaleqa-val.jsonl --json docs/eval/fairytaleqa-val.json
+SHARED := ../shared/data
+EVAL := .venv/bin/python -m rag eval --answers
+eval: setup  ## retrieval and answers on every dev set → docs/eval/*.json → docs/EVALUATION.md (~20 min on 2 cores)
+	$(EVAL) --notes $(SHARED)/vault-toa --questions $(SHARED)/vault-toa-questions.jsonl --json docs/eval/vault-toa.json
+	$(EVAL) --notes $(SHARED)/vault-toa --questions docs/eval/questions/vault-toa-unanswerable.jsonl --json docs/eval/vault-toa-unanswerable.json
+	$(EVAL) --notes $(SHARED)/vault-strahd --questions $(SHARED)/vault-strahd-questions.jsonl --json docs/eval/vault-strahd.json
+	$(EVAL) --notes $(SHARED)/crd3-notes --questions $(SHARED)/crd3-questions.jsonl --json docs/eval/crd3.json
+	$(EVAL) --notes $(SHARED)/crd3-notes --questions docs/eval/questions/crd3-unanswerable.jsonl --json docs/eval/crd3-unanswerable.json
+	$(EVAL) --notes $(SHARED)/fairytaleqa/val --story-dirs --questions $(SHARED)/fairytaleqa-val.jsonl --json docs/eval/fairytaleqa-val.json
+	$(MAKE) --no-print-directory report
+
+HELDOUT := ../heldout
+eval-heldout: setup  ## the held-out vault (not in this repo: scripts/heldout_questions.py says how to get it)
+	.venv/bin/python scripts/heldout_questions.py $(HELDOUT)/vault-ryboure > $(HELDOUT)/vault-ryboure-questions.jsonl
+	$(EVAL) --notes $(HELDOUT)/vault-ryboure --questions $(HELDOUT)/vault-ryboure-questions.jsonl --json docs/eval/vault-ryboure.json
+	$(MAKE) --no-print-directory report
+
+REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-ryboure.json))
+report:  ## docs/EVALUATION.md's tables from the eval JSON files
+	.venv/bin/python -m rag report --section retrieval $(REPORTED) > /dev/null
+	.venv/bin/python -m rag report --section answers $(REPORTED) > /dev/null
 
 bench: setup
 	.venv/bin/python -m rag bench ingest --notes ../shared/data/crd3-notes

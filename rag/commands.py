@@ -21,6 +21,7 @@ from rag.ingest.uploads import known_campaigns, remember_source
 from rag.measure import bench
 from rag.measure.answer_eval import format_answers, run_answer_eval
 from rag.measure.evaluation import format_table, run_eval
+from rag.measure.provenance import commit, config_difference
 from rag.measure.report import render_eval_doc
 from rag.models import Filters
 from rag.pipeline import Pipeline
@@ -224,6 +225,8 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
         pipeline.close()
     result["label"] = args.label or config.retrieval.mode
     result["command"] = "python -m rag " + " ".join(shlex.quote(a) for a in args.argv)
+    result["commit"] = commit()
+    result["config_difference"] = config_difference(config)
     print(format_table(result))
     if "answers" in result:
         print(format_answers(result["answers"]))

@@ -17,6 +17,7 @@ import pytest
 from rag.ingest.uploads import save_uploads
 from tests.helpers import SHARED, index_cli, ingest_page, stored
 
+pytestmark = pytest.mark.stress  # kill and full-disk loops: `make test` only
 CRD3 = SHARED / "crd3-notes"
 KILLS = 20
 PAGE_KILLS = 8

@@ -22,6 +22,7 @@ import pytest
 
 from tests.helpers import SHARED, TESTS, child_env, index_cli, ingest_page, stored
 
+pytestmark = pytest.mark.stress  # kill and full-disk loops: `make test` only
 CRD3 = SHARED / "crd3-notes"
 KIB, MIB = 1 << 10, 1 << 20
 FULL = "The disk is full (or a file size limit was hit) while writing "

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.measure.evaluation import indexed_corpora, supports
-from rag.measure.questions import Question, load_questions
+from rag.measure.questions import GoldQuestion, load_questions
 from rag.measure.stats import p50_p95
 from rag.names import STOPWORDS, names, norm
 from rag.pipeline import Pipeline
@@ -30,7 +30,7 @@ _NUMBER = re.compile(r"\d[\d,.]*")
 _WORD = re.compile(r"[A-Za-z][\w'-]+")
 
 
-def key_term(q: Question) -> str | None:
+def key_term(q: GoldQuestion) -> str | None:
     """What a correct short answer must contain: for a which-session question its (first) gold session; else the
     first name in the gold answer that the question does not give, else its first number, else its first
     content word. None when the question file gives no answer text."""
@@ -109,7 +109,7 @@ def run_answer_eval(
             t0 = time.perf_counter()
             result = pipeline.answer(q.question, campaign)
             latencies.append(time.perf_counter() - t0)
-            rows.append({**score_answer(q, result), "answer": result.text})
+            rows.append({**score_answer(q, result), "answer": result.text, "seconds": round(latencies[-1], 3)})
     by_kind = {
         kind: {"n": sum(r["kind"] == kind for r in rows), **summarise([r for r in rows if r["kind"] == kind])}
         for kind in sorted({r["kind"] for r in rows})

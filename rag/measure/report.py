@@ -1,7 +1,9 @@
 """``python -m rag report``: docs/EVALUATION.md tables from the JSON that ``eval --json`` wrote.
 
-Keeping the JSON files in the repo means every number in the document can be traced to the command and
-configuration that produced it (both are inside each file).
+Keeping the JSON files in the repo means every number in the document can be traced to the command, commit and
+configuration that produced it (all three are inside each file). Each set is reported by part: *tune* (what a
+choice may look at), *test* (what reports it) and *held out* (a vault no choice looks at), from the per-question
+rows, with ``docs/eval/splits.json`` saying which question is in which part.
 """
 
 from __future__ import annotations
@@ -10,10 +12,21 @@ import json
 from pathlib import Path
 
 from rag.errors import ChroniclerError
+from rag.measure import answer_eval, evaluation
 from rag.measure.doc_sections import DOCS, write_section
+from rag.measure.stats import p50_p95
 
 DOC = DOCS / "EVALUATION.md"
-MAIN = ["hit@1", "hit@3", "hit@5", "hit@10", "session_hit@5", "mrr@10", "all_sessions@10"]
+SPLITS = DOCS / "eval" / "splits.json"
+MAIN = ["hit@1", "hit@5", "mrr@10", "session_hit@5", "all_sessions@10"]
+ANSWER_COLUMNS = [
+    "refusal_accuracy",
+    "false_refusal_rate",
+    "citation_precision",
+    "answer_has_evidence",
+    "short_answer_correct",
+]
+LEVELS = ("high", "medium", "low")
 
 
 def _load(path: Path) -> dict:
@@ -23,7 +36,7 @@ def _load(path: Path) -> dict:
         raise ChroniclerError(f"Cannot read eval result {path}: {err}") from None
 
 
-def _set_name(result: dict) -> str:
+def set_name(result: dict) -> str:
     return Path(result.get("questions", "?")).name.removesuffix(".jsonl")
 
 
@@ -31,95 +44,86 @@ def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def render_tables(results: list[dict]) -> str:
+def parts(result: dict, splits: dict) -> list[tuple[str, set[str] | None]]:
+    """(part, its question ids) for one result: tune and test when the set is split, else all of it as held out;
+    None: every question."""
+    split = splits.get(set_name(result))
+    if not split:
+        return [("held out", None)]
+    return [("tune", set(split["tune"])), ("test", set(split["test"]))]
+
+
+def _rows(rows: list[dict], ids: set[str] | None) -> list[dict]:
+    return rows if ids is None else [r for r in rows if r["id"] in ids]
+
+
+def render_retrieval(results: list[dict], splits: dict) -> str:
     lines = [
-        "| configuration | set | n | " + " | ".join(MAIN) + " | p50 ms | p95 ms |",
-        "|---|---|---|" + "---|" * len(MAIN) + "---|---|",
+        "| set | part | n | " + " | ".join(MAIN) + " | p50 ms |",
+        "|---|---|---|" + "---|" * len(MAIN) + "---|",
     ]
     for r in results:
-        o, lat = r["overall"], r.get("latency_ms", {})
-        cells = " | ".join(_fmt(o.get(k)) for k in MAIN)
-        lines.append(
-            f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | {lat.get('p50', '–')} "
-            f"| {lat.get('p95', '–')} |"
-        )
-    kinds = sorted({k for r in results for k in r["by_kind"] if k != "unanswerable"})
-    lines += [
-        "",
-        "Per kind, hit@5 / session_hit@5 (`–`: no question of that kind counts for it):",
-        "",
-        "| configuration | set | " + " | ".join(kinds) + " |",
-        "|---|---|" + "---|" * len(kinds),
-    ]
+        for part, ids in parts(r, splits):
+            rows = _rows(r["per_question"], ids)
+            o = evaluation.summarise(rows)["overall"]
+            p50 = p50_p95([q["ms"] for q in rows])[0] if rows else "–"
+            cells = " | ".join(_fmt(o.get(k)) for k in MAIN)
+            lines.append(f"| {set_name(r)} | {part} | {len(rows)} | {cells} | {p50} |")
+    return "\n".join(lines + _provenance(results))
+
+
+def render_answers(results: list[dict], splits: dict) -> str:
+    """Answer rows by part, then how the confidence label tracks correctness (a reliability table)."""
     for r in results:
-        cells = []
-        for k in kinds:
-            m = r["by_kind"].get(k, {})
-            cells.append(f"{_fmt(m.get('hit@5'))} / {_fmt(m.get('session_hit@5'))} (n={m.get('n', 0)})" if m else "")
-        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
-    lines += ["", "Commands:", ""]
-    lines += [f"- `{r.get('command', '?')}`" for r in results]
-    return "\n".join(lines)
-
-
-ANSWER_COLUMNS = [
-    "refusal_accuracy",
-    "false_refusal_rate",
-    "citation_precision",
-    "answer_has_evidence",
-    "short_answer_correct",
-]
-
-
-def render_answer_tables(results: list[dict]) -> str:
-    """Answers rows (``eval --answers``), then how the confidence label tracks correctness."""
+        if not r.get("answers"):
+            raise ChroniclerError(f"{set_name(r)}: no answers in this result; run eval with --answers.")
     lines = [
-        "| answerer | set | n | " + " | ".join(ANSWER_COLUMNS) + " | p50 s per answer |",
+        "| set | part | n | " + " | ".join(ANSWER_COLUMNS) + " | p50 s |",
         "|---|---|---|" + "---|" * len(ANSWER_COLUMNS) + "---|",
     ]
     for r in results:
-        a = r.get("answers")
-        if not a:
-            raise ChroniclerError(f"{r.get('label', '?')}: no answers in this result; run eval with --answers.")
-        cells = " | ".join(_fmt(a["overall"].get(k)) for k in ANSWER_COLUMNS)
-        lines.append(
-            f"| {r.get('label', '?')} | {_set_name(r)} | {r['n']} | {cells} | {a.get('latency_ms_p50', 0) / 1000:.2f} |"
-        )
+        for part, ids in parts(r, splits):
+            rows = _rows(r["answers"]["per_question"], ids)
+            o = answer_eval.summarise(rows)
+            cells = " | ".join(_fmt(o.get(k)) for k in ANSWER_COLUMNS)
+            lines.append(f"| {set_name(r)} | {part} | {len(rows)} | {cells} | {_seconds(rows)} |")
     lines += [
         "",
-        "Confidence label against correctness (answerable questions): share of answers that contain "
-        "an evidence span, and citation precision, per label:",
+        "Confidence against what the answer holds (answerable questions, every part): the share of answers with an"
+        " evidence span, and the citation precision, per label:",
         "",
-        "| answerer | set | high | medium | low |",
-        "|---|---|---|---|---|",
+        "| set | high | medium | low |",
+        "|---|---|---|---|",
     ]
     for r in results:
-        by = r["answers"].get("by_confidence", {})
-        cells = [
-            f"{_fmt(by[lv].get('answer_has_evidence'))} / {_fmt(by[lv].get('citation_precision'))} (n={by[lv]['n']})"
-            if by.get(lv, {}).get("n")
-            else "–"
-            for lv in ("high", "medium", "low")
-        ]
-        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
-    kinds = sorted({k for r in results for k in r["answers"].get("by_kind", {}) if k != "unanswerable"})
-    lines += [
-        "",
-        "Short answers per kind: share whose lead line holds the gold answer's key term (`–`: none counted):",
-        "",
-        "| answerer | set | " + " | ".join(kinds) + " |",
-        "|---|---|" + "---|" * len(kinds),
-    ]
+        answerable = [q for q in r["answers"]["per_question"] if "has_evidence" in q]
+        cells = []
+        for level in LEVELS:
+            rows = [q for q in answerable if q["confidence"] == level]
+            o = answer_eval.summarise(rows)
+            held = f"{_fmt(o.get('answer_has_evidence'))} / {_fmt(o.get('citation_precision'))} (n={len(rows)})"
+            cells.append(held if rows else "–")
+        lines.append(f"| {set_name(r)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + _provenance(results))
+
+
+def _seconds(rows: list[dict]) -> str:
+    times = [q["seconds"] for q in rows if "seconds" in q]
+    return f"{p50_p95(times, 2)[0]:.2f}" if times else "–"
+
+
+def _provenance(results: list[dict]) -> list[str]:
+    lines = ["", "Each set's command, and the commit and settings (against `configs/base.yaml`) it ran with:", ""]
     for r in results:
-        by_kind = r["answers"].get("by_kind", {})
-        cells = [_fmt(by_kind.get(k, {}).get("short_answer_correct")) for k in kinds]
-        lines.append(f"| {r.get('label', '?')} | {_set_name(r)} | " + " | ".join(cells) + " |")
-    lines += ["", "Commands:", ""] + [f"- `{r.get('command', '?')}`" for r in results]
-    return "\n".join(lines)
+        diff = r.get("config_difference") or {}
+        changed = ", ".join(f"`{k}={v}`" for k, v in diff.items()) or "the default"
+        lines.append(f"- {set_name(r)}: `{r.get('command', '?')}` (commit {r.get('commit', '?')}; {changed})")
+    return lines
 
 
 def render_eval_doc(files: list[Path], section: str) -> str:
     results = [_load(f) for f in files]
-    md = render_answer_tables(results) if section == "answers" else render_tables(results)
+    splits = json.loads(SPLITS.read_text(encoding="utf-8")) if SPLITS.exists() else {}
+    md = render_answers(results, splits) if section == "answers" else render_retrieval(results, splits)
     write_section(DOC, f"eval:{section}", md, "Evaluation")
     return md
