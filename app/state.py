@@ -100,9 +100,16 @@ def same_store(a: Config, b: Config) -> bool:
 
 
 def pipeline(config: Config) -> Pipeline:
-    """A cheap Pipeline around the cached store and (loaded when a stage needs it) the cached embedder.
-    Lenient: a missing reranking or expansion model is a notice on the search, not a failed page."""
-    return Pipeline(config, store=store(config), embedder_loader=lambda: embedder(config), lenient=True)
+    """A cheap Pipeline around the cached store, (loaded when a stage needs it) the cached embedder and the cached
+    passage lists (``campaign_chunks``). Lenient: a missing reranking or expansion model is a notice on the search,
+    not a failed page."""
+    return Pipeline(
+        config,
+        store=store(config),
+        embedder_loader=lambda: embedder(config),
+        passages_loader=lambda campaign, view: _cached_chunks(config, campaign, view),
+        lenient=True,
+    )
 
 
 # -- campaigns ----------------------------------------------------------------------------------------
@@ -128,15 +135,21 @@ def passage_count(config: Config, campaign: str) -> int:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _chunks(skey: tuple, campaign: str, count: int, generation: int, view: str, _config: Config) -> list[Chunk]:
-    return pipeline(_config).chunks(campaign)
+    reader = Pipeline(_config.model_copy(update={"view": view}), store=store(_config))  # no cache of its own
+    return reader.chunks(campaign)
+
+
+def _cached_chunks(config: Config, campaign: str | None, view: str) -> list[Chunk]:
+    """The campaign's passages in ``view``; the view is part of the cache key, so a list read in the GM view is
+    never served to a player's session."""
+    campaign = campaign or config.campaign
+    count = store(config).count(config.collection(campaign), Filters(view=view))
+    return _chunks(store_key(config), campaign, count, _generation[0], view, config) if count else []
 
 
 def campaign_chunks(config: Config, campaign: str) -> list[Chunk]:
-    """The campaign's passages in this view; the view is part of the cache key, so a list read in the GM
-    view is never served to a player's session."""
-    p = pipeline(config)
-    count = p.store.count(config.collection(campaign), Filters(view=config.view))
-    return _chunks(store_key(config), campaign, count, _generation[0], config.view, config) if count else []
+    """The campaign's passages in this session's view."""
+    return pipeline(config).chunks(campaign)
 
 
 def changed() -> None:

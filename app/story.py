@@ -1,6 +1,6 @@
-"""What the People & places and Story so far pages share with the chat: the campaign's cast, timeline and
-recaps for this session's view and "as of session" cap (built by ``rag.campaign`` from the cached passages),
-their tables and charts, and a recap turned into a chat answer."""
+"""What the People & places and Story so far pages share with the chat: tables and charts of the campaign's cast
+and timeline, and a recap turned into a chat answer. The cast, timeline and recaps themselves come from the
+``Pipeline`` (for this session's view and "as of session" cap), as the CLI's do."""
 
 from __future__ import annotations
 
@@ -11,11 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
-from rag.campaign.entities import Entity, entity_index, mentions, session_label
-from rag.campaign.recap import RecapLine, recap
-from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import Config
 from rag.models import Answer, Chunk, Citation, Filters, Hit
+from rag.pipeline import Cast, Entity, RecapLine, SessionEntry
 
 ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
@@ -28,21 +26,6 @@ def as_markdown(chunk: Chunk) -> str:
     return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
 
 
-def passages(config: Config, campaign: str, filters: Filters) -> list[Chunk]:
-    """The campaign's passages this view may read, without session notes after the sidebar's cap."""
-    cap = filters.session_max
-    chunks = state.campaign_chunks(config, campaign)
-    return [c for c in chunks if cap is None or c.session is None or c.session <= cap]
-
-
-def cast(chunks: list[Chunk]) -> list[Entity]:
-    return entity_index(chunks)
-
-
-def story(chunks: list[Chunk]) -> list[SessionEntry]:
-    return timeline(chunks, entity_index(chunks))
-
-
 def entities_frame(entities: list[Entity]) -> pd.DataFrame:
     rows = [
         {
@@ -50,8 +33,8 @@ def entities_frame(entities: list[Entity]) -> pd.DataFrame:
             "also called": ", ".join(e.aliases[:4]),
             "kind": e.kind,
             "passages": e.mentions,
-            "first seen": session_label(e.first_session) if e.first_session else "",
-            "last seen": session_label(e.last_session) if e.last_session else "",
+            "first seen": e.first_seen,
+            "last seen": e.last_seen,
         }
         for e in entities
     ]
@@ -72,10 +55,10 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
 
 
-def appearances_figure(chunks: list[Chunk], entity: Entity, entries: list[SessionEntry]) -> go.Figure:
+def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) -> go.Figure:
     """The sessions, in order, with how many passages link the entity in each: where it appears in the story."""
     counts: dict = {}
-    for c in mentions(chunks, entity):
+    for c in cast.mentions(entity):
         if c.session is not None and c.kind == "session":
             key = (c.campaign_no or 0, c.session)
             counts[key] = counts.get(key, 0) + 1
@@ -107,17 +90,15 @@ def recap_answer(question: str, lines: list[RecapLine], chunks: list[Chunk]) -> 
     cited = list(dict.fromkeys(x.chunk_id for x in lines))
     hits = [Hit(by_id[cid], 1.0, rank) for rank, cid in enumerate(cited, start=1) if cid in by_id]
     citations = [Citation(x.label, x.chunk_id) for x in lines]
-    trace = {"mode": "recap", "recap": [session_label(x.session) for x in lines]}
-    return Answer(
-        question, f"Previously on {session_label(lines[-1].session)}:\n{text}", citations, hits, False, "high", trace
-    )
+    trace = {"mode": "recap", "recap": [x.session_label for x in lines]}
+    return Answer(question, f"Previously on {lines[-1].session_label}:\n{text}", citations, hits, False, "high", trace)
 
 
 def last_session_recap(config: Config, campaign: str, filters: Filters) -> Answer:
-    chunks = passages(config, campaign, filters)
-    entries = story(chunks)
-    lines = recap(chunks, [entries[-1].key]) if entries else []
-    return recap_answer("Recap the last session", lines, chunks)
+    pipeline = state.pipeline(config)
+    entries = pipeline.timeline(campaign, filters)
+    lines = pipeline.recap([entries[-1].key], campaign, filters) if entries else []
+    return recap_answer("Recap the last session", lines, pipeline.passages(campaign, filters))
 
 
 def ask_in_chat(question: str) -> None:

@@ -16,7 +16,6 @@ from app.charts import WHY_CAPTION, cited_scores_figure, why_figure
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
-from rag.tracking import record_answer
 
 # list of {"question": str, "answer": Answer | None, "error": str}: a turn is kept from the moment it is asked,
 # so a question whose answer never came (the player asked again or went to another page meanwhile, or it failed)
@@ -292,6 +291,6 @@ if asking:
         show_answer(result, f"turn{len(turns) - 1}", cfg.retrieval)
     if cfg.tracking.enabled:
         try:
-            record_answer(cfg, result)
+            state.pipeline(cfg).record(result)
         except OSError as err:
             st.caption(f"Could not record this run: {err.strerror}")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from rag.campaign.entities import mentions, page_passages, related, resolve, session_label
 from rag.errors import ChroniclerError
 from rag.models import format_session
 
@@ -21,12 +20,13 @@ st.caption(
     "name the notes use. The sidebar's 'As of session' keeps later sessions out."
 )
 _, filters = sidebar.search_settings(config)
+pipeline = state.pipeline(config)
 try:
-    chunks = story.passages(config, campaign, filters)
+    cast = pipeline.cast(campaign, filters)
 except ChroniclerError as err:
     st.error(err.one_line())
     st.stop()
-entities = story.cast(chunks)
+entities = cast.entities
 if not entities:
     st.info(
         "No one here yet. Link names in your notes like [[Grog]] or give people and places pages of their own "
@@ -43,32 +43,28 @@ with left:
     st.dataframe(story.entities_frame(entities), hide_index=True, width="stretch", height=520, key="entities_table")
 with right:
     name = st.selectbox("Show", names, key=PICKED, help="Type to find someone by name.")
-    entity = resolve(entities, name)
+    entity = cast.find(name)
     also = f" · also called {', '.join(entity.aliases[:5])}" if entity.aliases else ""
-    seen = (
-        f"first in {session_label(entity.first_session)}, last in {session_label(entity.last_session)}"
-        if entity.first_session
-        else "on no session note yet"
-    )
+    seen = f"first in {entity.first_seen}, last in {entity.last_seen}" if entity.sessions else "on no session note yet"
     st.subheader(entity.name)
     st.caption(f"{entity.kind or 'linked in the notes'}{also} · {entity.mentions} passages · {seen}")
-    own = page_passages(chunks, entity)
+    own = cast.page(entity)
     if own:
         st.markdown(story.as_markdown(own[0]))
         st.caption(f"From its page, {own[0].source}")
     if st.button(f"Ask about {entity.name}", icon=":material/forum:", key="ask_about"):
         story.ask_in_chat(f"Who is {entity.name}?" if entity.kind != "Locations" else f"What is {entity.name}?")
-    entries = story.story(chunks)
     if entity.sessions:
+        entries = pipeline.timeline(campaign, filters)
         st.plotly_chart(
-            story.appearances_figure(chunks, entity, entries), width="stretch", config={"displayModeBar": False}
+            story.appearances_figure(cast, entity, entries), width="stretch", config={"displayModeBar": False}
         )
-    together = related(chunks, entity, entities)
+    together = cast.seen_with(entity)
     if together:
         st.markdown("**Seen with** " + " · ".join(f"{other} ({n})" for other, n in together))
 
 st.subheader(f"Every mention of {entity.name}")
-found = [c for c in mentions(chunks, entity) if c.source != entity.page]
+found = [c for c in cast.mentions(entity) if c.source != entity.page]
 if not found:
     st.caption("No session passage links them yet.")
 for c in found[:40]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from rag.campaign.recap import recap
 from rag.errors import ChroniclerError
 
 routing.require_router()
@@ -16,12 +15,12 @@ campaign = state.current_campaign(config)
 st.title(":material/timeline: Story so far")
 st.caption(f"The sessions of **{campaign}** in order, and what happened in them, told by your own notes.")
 _, filters = sidebar.search_settings(config)
+pipeline = state.pipeline(config)
 try:
-    chunks = story.passages(config, campaign, filters)
+    entries = pipeline.timeline(campaign, filters)
 except ChroniclerError as err:
     st.error(err.one_line())
     st.stop()
-entries = story.story(chunks)
 if not entries:
     st.info(
         "No session notes yet. Session notes are files named like 'Session 12.md' (or with `session: 12` in their "
@@ -36,7 +35,7 @@ c1, c2 = st.columns(2)
 first = c1.selectbox("From", labels, index=len(labels) - 1, key="recap_from")
 last = c2.selectbox("To", labels, index=len(labels) - 1, key="recap_to", help="The same session for one session.")
 start, end = sorted((labels.index(first), labels.index(last)))
-lines = recap(chunks, [e.key for e in entries[start : end + 1]])
+lines = pipeline.recap([e.key for e in entries[start : end + 1]], campaign, filters)
 if not lines:
     st.caption("Those sessions have no lines to recap.")
 with st.container(border=True):

@@ -25,7 +25,7 @@ from rag.measure.provenance import commit, config_difference
 from rag.measure.report import render_eval_doc
 from rag.models import Filters
 from rag.pipeline import Pipeline
-from rag.tracking import record_answer, record_run
+from rag.tracking import record_run
 
 
 def progress_bar(label: str):
@@ -153,9 +153,9 @@ def cmd_run(config: Config, args: argparse.Namespace) -> int:
     pipeline = Pipeline(config)
     try:
         result = pipeline.answer(args.question, filters=filters_from_args(args))
+        folder = pipeline.record(result)
     finally:
         pipeline.close()
-    folder = record_answer(config, result)
     print(f"run recorded in {folder}", file=sys.stderr)
     if args.json:
         print_json(

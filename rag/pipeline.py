@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from rag.answering import AnswerStream, named_sessions, respond, standalone_question
 from rag.campaign.aliases import AliasTable
-from rag.campaign.entities import Entity, SessionKey, entity_index, resolve
+from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve
 from rag.campaign.order import session_order
 from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
@@ -35,8 +35,11 @@ from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
 from rag.search.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
+from rag.tracking import record_answer
 
 T = TypeVar("T")
+# What the front door hands back besides the value objects of rag.models: pages import them from here
+__all__ = ["Cast", "Entity", "IndexReport", "Pipeline", "RecapLine", "Retrieval", "SessionEntry", "SessionKey"]
 
 
 class Pipeline:
@@ -52,11 +55,13 @@ class Pipeline:
         reranker: Reranker | None = None,
         generator: Generator | None = None,
         embedder_loader: Callable[[], Embedder] | None = None,
+        passages_loader: Callable[[str | None, str], list[Chunk]] | None = None,
         lenient: bool = False,
     ):
         self.config = config
         self._embedder = embedder
         self._embedder_loader = embedder_loader
+        self._passages_loader = passages_loader  # (campaign, view) → its passages, kept by the caller (the app)
         self._store = store
         self._reranker = reranker
         self._generator = generator
@@ -69,7 +74,12 @@ class Pipeline:
         """A pipeline with these dotted settings changed (``{"retrieval.k": 20}``), validated like any config,
         on this one's embedder and store; ``parts`` replace a stage (``generator=…``)."""
         config = validate(deep_merge(self.config.model_dump(), dotted(changes or {}))) if changes else self.config
-        shared = {"embedder": self._embedder, "embedder_loader": self._embedder_loader, "store": self.store}
+        shared = {
+            "embedder": self._embedder,
+            "embedder_loader": self._embedder_loader,
+            "passages_loader": self._passages_loader,
+            "store": self.store,
+        }
         if config.reranker == self.config.reranker and config.answer == self.config.answer:
             shared["reranker"] = self._reranker  # a loaded reranking model is reused, not loaded again
         if config.answer == self.config.answer and config.retrieval.mode == self.config.retrieval.mode:
@@ -193,6 +203,10 @@ class Pipeline:
         retrieval = self.search(standalone, campaign, filters)
         return respond(asked, standalone, rewrite, retrieval, self.generator, history, self.config.answer, started)
 
+    def record(self, answer: Answer) -> Path:
+        """Keep a run record of an answer (``tracking``): the rewrite, passages, prompt, answer and timings."""
+        return record_answer(self.config, answer)
+
     def answer(
         self,
         question: str,
@@ -240,7 +254,10 @@ class Pipeline:
         return {name: self.passage_count(name) for name in self.campaign_names()}
 
     def chunks(self, campaign: str | None = None, source: str | None = None) -> list[Chunk]:
-        """The campaign's passages this view may read (all of one note with ``source``), in note order."""
+        """The campaign's passages this view may read (all of one note with ``source``), in note order; from the
+        ``passages_loader`` the caller keeps, when it gave one (never change the list: it may be shared)."""
+        if source is None and self._passages_loader is not None:
+            return self._passages_loader(campaign, self.config.view)
         return self.store.chunks(self.config.collection(campaign), source, Filters(view=self.config.view))
 
     # -- the campaign as players remember it (rag.campaign) ------------------------------------------
@@ -263,6 +280,11 @@ class Pipeline:
 
     def entities(self, campaign: str | None = None, filters: Filters | None = None) -> list[Entity]:
         return entity_index(self.passages(campaign, filters))
+
+    def cast(self, campaign: str | None = None, filters: Filters | None = None) -> Cast:
+        """The campaign's people, places and things with the passages they come from (People & places)."""
+        passages = self.passages(campaign, filters)
+        return Cast(entity_index(passages), passages)
 
     def timeline(self, campaign: str | None = None, filters: Filters | None = None) -> list[SessionEntry]:
         passages = self.passages(campaign, filters)

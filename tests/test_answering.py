@@ -16,7 +16,6 @@ from rag.measure.report import render_answers
 from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
 from rag.question import read_question
-from rag.tracking import record_answer
 from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.helpers import write_notes, write_vault
 
@@ -140,7 +139,7 @@ def test_follow_up_rewrite_is_in_the_trace(pipeline):
 def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path):
     pipeline.config.answer.api_key = "sk-super-secret"
     result = pipeline.answer("Which bear did Vex tame?", "demo")
-    folder = record_answer(pipeline.config, result)
+    folder = pipeline.record(result)
     files = {p.name: p.read_text() for p in folder.iterdir()}
     assert {"answer.json", "citations.json", "prompt.json", "hits.json", "rewrite.json", "config.json"} <= set(files)
     assert json.loads(files["citations.json"])[0]["chunk_id"]

@@ -52,6 +52,15 @@ class Entity:
     def last_session(self) -> SessionKey | None:
         return self.sessions[-1] if self.sessions else None
 
+    @property
+    def first_seen(self) -> str:
+        """The first session note that links it, as the notes name it ("C1 Session 3"); "" when none does."""
+        return session_label(self.first_session) if self.sessions else ""
+
+    @property
+    def last_seen(self) -> str:
+        return session_label(self.last_session) if self.sessions else ""
+
 
 def _own(name: str) -> str:
     """ "Grog's" is Grog."""
@@ -148,3 +157,24 @@ def related(chunks: Iterable[Chunk], entity: Entity, entities: Sequence[Entity])
             if other is not None and _key(other.name) not in names:
                 together[other.name] += 1
     return together.most_common(MAX_RELATED)
+
+
+@dataclass(frozen=True)
+class Cast:
+    """A campaign's people, places and things (most mentioned first) with the passages they were read from: what
+    the People & places page and ``rag entities`` show, built once for a view and an "as of session" cap."""
+
+    entities: list[Entity]
+    passages: list[Chunk]
+
+    def find(self, name: str) -> Entity | None:
+        return resolve(self.entities, name)
+
+    def mentions(self, entity: Entity) -> list[Chunk]:
+        return mentions(self.passages, entity)
+
+    def page(self, entity: Entity) -> list[Chunk]:
+        return page_passages(self.passages, entity)
+
+    def seen_with(self, entity: Entity) -> list[tuple[str, int]]:
+        return related(self.passages, entity, self.entities)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag.campaign.entities import SessionKey, session_key
+from rag.campaign.entities import SessionKey, session_key, session_label
 from rag.models import Chunk
 
 MIN_LINES, MAX_LINES = 3, 8
@@ -31,6 +31,11 @@ class RecapLine:
     chunk_id: str
     session: SessionKey
     scene: str
+
+    @property
+    def session_label(self) -> str:
+        """Its session as the notes name it ("C1 Session 3")."""
+        return session_label(self.session)
 
 
 def _lines(chunk: Chunk) -> list[str]:
