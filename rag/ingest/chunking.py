@@ -200,7 +200,7 @@ def with_context(chunks: list[Chunk], window: int) -> list[Chunk]:
     Notes tell one event across several bullets, and the name a player asks about is often in the bullet
     before the one that answers ("It is a scarred, filthy, desperate illithid" follows the bullet naming
     Clarota). Keyword search over the passage with its neighbours finds such passages; the passage shown
-    and cited stays the bullet itself. Measured in docs/EVALUATION.md (the ``context`` stage).
+    and cited stays the bullet itself. Measured in docs/experiments/history.md (the ``context`` stage).
 
     A player passage's context holds player passages only: GM-only words must not make it findable."""
     if window <= 0:
