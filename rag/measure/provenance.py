@@ -12,14 +12,20 @@ from rag.config import CONFIG_DIR, PROJECT_ROOT, Config, read_yaml, validate
 _PLACES = {"data_dir", "notes_dir", "campaign", "store.path", "embedding.cache_dir"}
 
 
+CODE = ("rag", "configs", "scripts", "requirements.txt")  # what decides a number (docs and tests do not)
+
+
 def commit() -> str:
-    """The checkout's commit, with "+changes" when tracked files differ from it; "unknown" outside git."""
+    """The checkout's commit, with "+changes" when its code or settings differ from it; "unknown" outside git."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short=12", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=PROJECT_ROOT, capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", *CODE],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

@@ -63,6 +63,8 @@ def render_retrieval(results: list[dict], splits: dict) -> str:
         "|---|---|---|" + "---|" * len(MAIN) + "---|",
     ]
     for r in results:
+        if not r.get("scored"):  # unanswerable questions test the answer, not the search
+            continue
         for part, ids in parts(r, splits):
             rows = _rows(r["per_question"], ids)
             o = evaluation.summarise(rows)["overall"]
@@ -97,6 +99,8 @@ def render_answers(results: list[dict], splits: dict) -> str:
     ]
     for r in results:
         answerable = [q for q in r["answers"]["per_question"] if "has_evidence" in q]
+        if not answerable:
+            continue
         cells = []
         for level in LEVELS:
             rows = [q for q in answerable if q["confidence"] == level]
