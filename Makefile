@@ -45,7 +45,7 @@ eval: setup  ## retrieval and answers on every dev set → docs/eval/*.json → 
 HELDOUT := ../heldout
 eval-heldout: setup  ## the held-out vault (not in this repo: scripts/heldout_questions.py says how to get it)
 	.venv/bin/python scripts/heldout_questions.py $(HELDOUT)/vault-ryboure > $(HELDOUT)/vault-ryboure-questions.jsonl
-	$(EVAL) --notes $(HELDOUT)/vault-ryboure --questions $(HELDOUT)/vault-ryboure-questions.jsonl --json docs/eval/vault-ryboure.json
+	$(EVAL) --numbers-only --notes $(HELDOUT)/vault-ryboure --questions $(HELDOUT)/vault-ryboure-questions.jsonl --json docs/eval/vault-ryboure.json
 	$(MAKE) --no-print-directory report
 
 REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-ryboure.json))

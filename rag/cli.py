@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also answer every question: refusal accuracy, citation precision, evidence in answers",
     )
+    p.add_argument(
+        "--numbers-only",
+        action="store_true",
+        help="leave the notes' words (answers, passage names, questions) out of --json: for notes not ours to copy",
+    )
 
     p = sub.add_parser("report", help="render docs/EVALUATION.md tables from eval --json files")
     p.add_argument("files", nargs="+", help="eval JSON files, one table row each, in this order")

@@ -230,11 +230,28 @@ def cmd_eval(config: Config, args: argparse.Namespace) -> int:
     print(format_table(result))
     if "answers" in result:
         print(format_answers(result["answers"]))
+    if getattr(args, "numbers_only", False):
+        result = without_words(result)
     if args.json_out:
         Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json_out).write_text(json.dumps(result, indent=2), encoding="utf-8")
         print(f"wrote {args.json_out}", file=sys.stderr)
     return 0
+
+
+WORDS = ("question", "answer", "top")  # per-question fields that hold the notes' (or the questions') words
+
+
+def without_words(result: dict) -> dict:
+    """The eval result with numbers only: the held-out vault's notes are not ours to copy into this repository."""
+    out = {**result, "per_question": [{k: v for k, v in r.items() if k not in WORDS} for r in result["per_question"]]}
+    if "answers" in result:
+        rows = result["answers"]["per_question"]
+        out["answers"] = {
+            **result["answers"],
+            "per_question": [{k: v for k, v in r.items() if k not in WORDS} for r in rows],
+        }
+    return out
 
 
 def cmd_report(config: Config, args: argparse.Namespace) -> int:
