@@ -53,8 +53,9 @@ class SecretsConfig(Section):
     list (or ``false``) and extended by adding to it."""
 
     # A folder whose name holds one of these words (a plural too; any case) holds GM notes: "GM", "DM Notes",
-    # "Session Prep", "Secrets". Words are split on anything but letters and digits.
-    folder_words: list[str] = ["gm", "dm", "prep", "secret"]
+    # "Session Prep", "Secrets". Names are split into words on anything but letters and between joined words
+    # ("SessionPrep", "DM_Notes", "gmnotes"); the synced folder's own name counts too.
+    folder_words: list[str] = ["gm", "dm", "prep", "secret", "spoiler"]
     folders: list[str] = []  # more folders by glob, matched against the note's folder path: "Campaign/Hidden*"
     front_matter: bool = True  # public: false, gm-only/gm_only: true, visibility: gm, secret: true
     tags: list[str] = ["gm-only", "secret"]  # in front-matter tags: the note; a #tag in a bullet or paragraph: it
