@@ -5,6 +5,10 @@ chart (``Config.view``, enforced in the store queries). The GM view needs the ga
 outside the app: ``gm_passphrase`` in ``.streamlit/secrets.toml`` or the ``CHRONICLER_GM_PASSPHRASE``
 environment variable. With no passphrase set there is no GM view in the app at all, whatever the config
 files say; the CLI has ``--gm`` instead (whoever runs it can read the files anyway).
+
+A passphrase also makes the app *shared*: the player view may then only ask, search and browse, and every
+action (adding notes, settings, tests, measuring) is the GM view's (``Config.role``, checked by ``rag.access``
+where each action runs). Without one the app is one person's, and everything stays open.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 
 import streamlit as st
 
+from rag.access import GM, OWNER, PLAYER, Role
 from rag.config import GM_PASSPHRASE_ENV
 
 UNLOCKED = "_gm_view"  # session state: this browser session entered the passphrase
@@ -39,6 +44,24 @@ def passphrase() -> str:
 def view() -> str:
     """ "gm" only for a session that entered the passphrase while one is set; otherwise "player"."""
     return "gm" if st.session_state.get(UNLOCKED) and passphrase() else "player"
+
+
+def role_for(view: str) -> Role:
+    """Who acts in a session in ``view``: the owner of an app without a passphrase, else the GM in the GM view
+    and a player in the player view."""
+    if not passphrase():
+        return OWNER
+    return GM if view == "gm" else PLAYER
+
+
+def current_role() -> Role:
+    """This session's role, for a button callback that has no config at hand."""
+    return role_for(view())
+
+
+def shared() -> bool:
+    """Whether the app is shared with the table (a GM passphrase is set)."""
+    return bool(passphrase())
 
 
 def unlock(attempt: str) -> bool:

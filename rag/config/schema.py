@@ -46,6 +46,9 @@ class NotesConfig(Section):
     max_document_mb: float = Field(50.0, gt=0)  # PDF, Word and .eml: their images and attachments take the bytes
     extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx"]
     skip_templates: bool = True  # Obsidian templates ({{title}} placeholders, a templates folder) are not notes
+    # The folders the app may read notes from ("Folder on the server", rag/ingest/folders.py), with notes_dir;
+    # never the data folder itself nor a campaign's uploads, whatever is listed here.
+    sync_roots: list[str] = ["~"]
 
 
 class SecretsConfig(Section):
@@ -174,6 +177,9 @@ class Config(Section):
     # Who is reading: "player" never sees GM-only passages (the default everywhere); "gm" sees all. The app
     # sets it from its GM passphrase, whatever the files say; the CLI from --gm.
     view: Literal["player", "gm"] = "player"
+    # Who acts (rag/access.py): "owner" does everything (the CLI, an app without a GM passphrase); in a shared
+    # app the GM view is "gm" and the player view "player", which may only read. The app sets it, like view.
+    role: Literal["owner", "gm", "player"] = "owner"
     notes: NotesConfig = NotesConfig()
     secrets: SecretsConfig = SecretsConfig()
     chunking: ChunkingConfig = ChunkingConfig()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.access import require
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.files import check_space
@@ -131,6 +132,7 @@ def sync_campaign(
     progress: Progress | None = None,
     write_batch: int = WRITE_BATCH,
 ) -> IndexReport:
+    require(config.role, "index")  # in a shared app, the GM's alone (rag.access)
     started = time.perf_counter()
     campaign = campaign or config.campaign
     collection = config.collection(campaign)
