@@ -40,8 +40,9 @@ def get_config() -> Config:
     """The merged config, in this session's view and role (``app.gm``: the player view unless the GM
     passphrase was entered, whatever the config files say); a broken local.yaml stops the page with a message."""
     try:
-        view = gm.view()
-        return load_config().model_copy(update={"view": view, "role": gm.role_for(view)})
+        config = load_config()
+        view = gm.view(config.gm_view)
+        return config.model_copy(update={"view": view, "role": gm.role_for(view)})
     except ChroniclerError as err:
         st.error(err.one_line())
         st.info("Fix or delete the file named above, then reload the page.")

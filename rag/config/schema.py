@@ -170,6 +170,19 @@ class LimitsConfig(Section):
     upload_mb: float = Field(200.0, gt=0)  # one upload, unpacked
 
 
+class GMViewConfig(Section):
+    """The app's GM view (app/gm.py, docs/SECRETS.md): how long it stays open unused, and how guessing its
+    passphrase is slowed down. The passphrase itself is never a config key."""
+
+    idle_minutes: float = Field(60.0, gt=0)  # the GM view closes after this long without a click
+    free_tries: int = Field(5, ge=1)  # wrong passphrases in a row in one browser session before tries wait
+    server_free_tries: int = Field(10, ge=1)  # the same, counted over every session of the server together
+    first_wait_seconds: float = Field(1.0, gt=0)  # the first wait; each further wrong try doubles it…
+    max_wait_seconds: float = Field(300.0, gt=0)  # …up to this
+    forget_minutes: float = Field(15.0, gt=0)  # after this long without a wrong try, the count starts again
+    max_chars: int = Field(256, ge=8)  # a longer passphrase is refused at once, never compared
+
+
 class Config(Section):
     data_dir: str = "data"
     campaign: str = "demo"
@@ -190,6 +203,7 @@ class Config(Section):
     tracking: TrackingConfig = TrackingConfig()
     answer: AnswerConfig = AnswerConfig()
     limits: LimitsConfig = LimitsConfig()
+    gm_view: GMViewConfig = GMViewConfig()
 
     @field_validator("campaign")
     @classmethod
