@@ -86,6 +86,29 @@ def test_front_matter_that_cannot_be_read_but_names_a_gm_key_hides_its_note(tmp_
     assert {n.visibility for n in load_notes(vault, NotesConfig(), off)[0]} == {"player"}
 
 
+def test_a_gm_key_with_a_value_it_does_not_know_hides_its_note(tmp_path):
+    vault = write_notes(
+        tmp_path / "vault",
+        {
+            "Maybe.md": "---\npublic: maybe later\n---\n# Maybe\nThe vault door code is 4417.\n",
+            "Party.md": "---\nvisibility: party only after session 9\n---\n# Party\nThe heir is Ondrel.\n",
+            "Open.md": "---\npublic: yes\nvisibility: players\nsecret: no\n---\n# Open\nThe inn is warm.\n",
+            "Listed.md": "---\nsecret: [door, cellar]\n---\n# Listed\nThe cellar is damp.\n",
+        },
+    )
+    notes = {n.source: n for n in load_notes(vault, NotesConfig())[0]}
+    assert {s: n.visibility for s, n in notes.items()} == {
+        "Listed.md": "player",  # a list says nothing (test_secrets.py: look-alikes stay open)
+        "Maybe.md": "gm",
+        "Open.md": "player",
+        "Party.md": "gm",
+    }
+    assert (
+        "its front matter says 'public: maybe later', which is not a value Chronicler knows"
+        in (notes["Maybe.md"].warnings[-1])
+    )
+
+
 GM_FOLDERS = ["SessionPrep", "DM_Notes", "GM-Notes", "Spoilers", "DMNotes", "gmnotes", "sessionprep", "TopSecret"]
 OPEN_FOLDERS = ["Preparations", "Admin", "Secretary", "Paradigms", "Dmitri", "Segments", "Handouts"]
 

@@ -125,6 +125,8 @@ def decide(note: Note, config: SecretsConfig, outer: tuple[str, ...] = (), unrea
     front-matter block the parser could not read (``unread``, from ``rag.ingest.parse.unread_front_matter``),
     which is GM-only when it names a GM key or tag: a broken block must not open a note its GM closed."""
     rule, warnings = note_rule(note, config, outer), list(note.warnings)
+    if rule == GM_FRONT_MATTER and (unclear := front_matter_mark(note.front_matter)[1]):
+        warnings.append(f"GM only: its front matter says '{unclear}', which is not a value Chronicler knows")
     if rule == GM_FOLDER and outer and not gm_folder(PurePosixPath(note.source).parts[:-1], config):
         warnings.append(f"GM only: the folder it was read from ('{outer[-1]}') is named like a GM folder")
     if unread is not None:  # said after the parser's own warning about the block, which says why
@@ -173,22 +175,37 @@ def unread_marks(lines: list[str], config: SecretsConfig) -> list[str]:
     return named
 
 
+# Values of ``visibility`` that open a note; any other (not a GM value either) is not understood, and hides it.
+_OPEN_VISIBILITY = {"player", "players", "public", "party", "everyone", "all", "open", "table"}
+
+
 def _front_matter_says_gm(front: dict[str, Any]) -> bool:
-    def value(*keys: str) -> Any:
-        for key in keys:
-            for name, v in front.items():
-                if name.casefold() == key:
-                    return v.strip().casefold() if isinstance(v, str) else v
-        return None
+    return front_matter_mark(front)[0]
 
-    def among(v: Any, options: set) -> bool:  # a list or a mapping as a value says nothing here
-        return isinstance(v, str | int | float | bool) and v in options
 
-    return (
-        among(value("public"), _FALSE)
-        or among(value("gm-only", "gm_only", "gmonly", "secret", "private"), _TRUE)
-        or among(value("visibility"), _GM_VALUES)
-    )
+def front_matter_mark(front: dict[str, Any]) -> tuple[bool, str]:
+    """(whether the front matter makes the note GM-only, the "key: value" it did not understand when that is
+    why). ``public: false``, ``gm-only: true``, ``visibility: gm`` mark it; ``public: true``, ``secret: no``,
+    ``visibility: players`` leave it open; a value it does not know (``public: maybe``, ``visibility: party
+    only``) hides the note rather than guess. A list or a mapping as a value says nothing (``secret: [a, b]``)."""
+    for key, raw in front.items():
+        name = key.casefold()
+        if name not in GM_KEYS or raw is None or not isinstance(raw, str | int | float | bool):
+            continue
+        v = raw.strip().casefold() if isinstance(raw, str) else raw
+        if v == "":
+            continue
+        if name == "public":
+            gm, known = v in _FALSE, v in _FALSE or v in _TRUE
+        elif name == "visibility":
+            gm, known = v in _GM_VALUES, v in _GM_VALUES or v in _OPEN_VISIBILITY
+        else:
+            gm, known = v in _TRUE, v in _TRUE or v in _FALSE
+        if gm:
+            return True, ""
+        if not known:
+            return True, f"{key}: {raw}"
+    return False, ""
 
 
 def _front_matter_tags(front: dict[str, Any]) -> list[str]:
