@@ -168,3 +168,24 @@ def test_the_gm_can_do_each(table):
     gm.get_by_role("button", name="Save answers").click()
     expect(gm.get_by_text("Saved.")).to_be_visible()
     assert "127.0.0.1:9/v1" in (tmp / "local.yaml").read_text(encoding="utf-8")
+
+
+def test_a_gm_view_left_open_goes_back_to_the_player_view_by_itself(tmp_path):
+    """Nobody clicks: the sidebar's timer puts the screen back in the player view after idle_minutes (6 s here)."""
+    import time
+
+    from playwright.sync_api import expect
+
+    from tests.browser import app_page
+
+    env = {"CHRONICLER_NOTES_DIR": str(tmp_path / "none"), "CHRONICLER_GM_PASSPHRASE": PASSPHRASE}
+    with app_page(tmp_path, **env, CHRONICLER_GM_VIEW__IDLE_MINUTES="0.1") as pg:
+        sidebar = pg.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Game master").click()
+        sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
+        sidebar.get_by_role("button", name="Show GM notes").click()
+        expect(sidebar.get_by_text("GM view: GM-only notes shown")).to_be_visible()
+        opened = time.monotonic()
+        expect(sidebar.get_by_text("Player view: GM notes hidden")).to_be_visible(timeout=30_000)
+        assert time.monotonic() - opened >= 5
+        expect(sidebar.get_by_text("The GM view closed after 0.1 minutes without use.")).to_be_visible()
