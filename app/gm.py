@@ -84,11 +84,6 @@ def current_role() -> Role:
     return role_for(view(load_config().gm_view)) if passphrase() else OWNER
 
 
-def shared() -> bool:
-    """Whether the app is shared with the table (a GM passphrase is set)."""
-    return bool(passphrase())
-
-
 @st.cache_resource(show_spinner=False)
 def _server_tries() -> Tries:
     """Wrong tries over every session of this server (one object per process)."""
