@@ -12,9 +12,11 @@ import zipfile
 import pytest
 import streamlit as st
 
+from app.tables import report_frame
 from rag.cli import main
-from rag.config import NotesConfig, SecretsConfig
+from rag.config import NotesConfig, SecretsConfig, load_config
 from rag.ingest.notes import load_notes
+from rag.pipeline import Pipeline
 from tests.helpers import start, texts, write_notes
 
 # canary → the note holding it, in a vault laid out the way each mark was found to fail open
@@ -65,6 +67,20 @@ def test_a_folder_read_on_its_own_keeps_its_gm_name(tmp_path):
     plain = write_notes(tmp_path / "Campaign", PREP)
     assert {n.visibility for n in load_notes(plain, NotesConfig())[0]} == {"player"}
     assert {n.visibility for n in load_notes(prep, NotesConfig(), outer=())[0]} == {"player"}  # the app's uploads
+
+
+def test_the_report_says_what_it_decided_for_a_gm_file_it_could_not_read(tmp_path):
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        report = pipeline.index(write_notes(tmp_path / "Session Prep", PREP), "prep")
+    finally:
+        pipeline.close()
+    gm = report_frame(report, "gm").set_index("file")
+    assert gm.loc["Session 0.md", "status"] == "skipped, GM only" and gm.loc["Session 0.md", "note"] == "empty file"
+    assert gm.loc["Session 4.md", "status"] == "indexed, GM only"
+    assert "named like a GM folder" in gm.loc["Session 4.md", "note"]
+    assert report_frame(report, "player").empty  # neither file is named in the player view
 
 
 def test_front_matter_that_cannot_be_read_but_names_a_gm_key_hides_its_note(tmp_path):
