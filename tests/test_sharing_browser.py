@@ -44,7 +44,7 @@ def table(tmp_path_factory):
             people[who] = page
         expect(people["gm"].get_by_role("textbox", name="Ask about your campaign…")).to_be_visible(timeout=SLOW)
         settle(people["gm"])
-        yield {"url": url, "tmp": tmp, **people}
+        yield {"url": url, "tmp": tmp, "browser": browser, **people}
         browser.close()
 
 
@@ -170,16 +170,18 @@ def test_the_gm_can_do_each(table):
     assert "127.0.0.1:9/v1" in (tmp / "local.yaml").read_text(encoding="utf-8")
 
 
-def test_a_gm_view_left_open_goes_back_to_the_player_view_by_itself(tmp_path):
-    """Nobody clicks: the sidebar's timer puts the screen back in the player view after idle_minutes (6 s here)."""
+def test_a_gm_view_left_open_goes_back_to_the_player_view_by_itself(table, tmp_path):
+    """Nobody clicks: the sidebar's timer puts the screen back in the player view after idle_minutes (6 s here).
+    Its own server, in the module's browser (Playwright's sync API runs one at a time)."""
     import time
 
     from playwright.sync_api import expect
 
-    from tests.browser import app_page
-
     env = {"CHRONICLER_NOTES_DIR": str(tmp_path / "none"), "CHRONICLER_GM_PASSPHRASE": PASSPHRASE}
-    with app_page(tmp_path, **env, CHRONICLER_GM_VIEW__IDLE_MINUTES="0.1") as pg:
+    with serve(tmp_path, **env, CHRONICLER_GM_VIEW__IDLE_MINUTES="0.1") as url:
+        context = table["browser"].new_context(viewport={"width": 1280, "height": 1000})
+        pg = context.new_page()
+        pg.goto(url)
         sidebar = pg.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Game master").click()
         sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
@@ -189,3 +191,4 @@ def test_a_gm_view_left_open_goes_back_to_the_player_view_by_itself(tmp_path):
         expect(sidebar.get_by_text("Player view: GM notes hidden")).to_be_visible(timeout=30_000)
         assert time.monotonic() - opened >= 5
         expect(sidebar.get_by_text("The GM view closed after 0.1 minutes without use.")).to_be_visible()
+        context.close()
