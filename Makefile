@@ -3,6 +3,8 @@ export HF_HUB_OFFLINE := 1
 export HF_HUB_DISABLE_PROGRESS_BARS := 1
 export TOKENIZERS_PARALLELISM := false
 PORT ?= 8501
+# This computer only; to share on your network see README.md, "Sharing with your table".
+ADDRESS ?= 127.0.0.1
 
 .PHONY: app test test-fast snapshots setup setup-dev lint eval eval-heldout report bench screenshots
 
@@ -13,7 +15,7 @@ setup-dev:
 	bash scripts/setup.sh dev
 
 app: setup  ## set up, then start the dashboard on the demo campaign
-	.venv/bin/python -m streamlit run streamlit_app.py --server.port $(PORT) --server.headless true
+	.venv/bin/python -m streamlit run streamlit_app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true
 
 test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real browser)
 	.venv/bin/python -m pytest -q

@@ -4,16 +4,21 @@ Each section is saved on its own through ``rag.config.save_local``, which valida
 shows the config's own one-line message (it names the key) and nothing is written. Saving happens in
 button callbacks so secret fields can be emptied before they are drawn again: a saved API key is never
 put back into a widget, shown, or logged.
+
+Settings are global (every session's model, URLs and keys), so in a shared app only the GM view saves or
+tests them, checked in each handler (``rag.access``).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from app import gm
+from rag import access
 from rag.config import Config, RetrievalConfig, deep_merge, dotted, load_config, save_local, validate
 from rag.embedders import get_embedder
 from rag.errors import ChroniclerError, ModelUnavailableError
-from rag.llm import LLMClient, llm_configured, no_llm_error
+from rag.llm import llm_configured, no_llm_error
 from rag.rerankers.cross_encoder import resolve_model
 
 MSG = "_settings_msg"
@@ -30,7 +35,6 @@ RERANKERS = {
     "late-interaction": "Built in, offline: the search model compares word by word",
     "llm": "The answer language model rates each passage",
 }
-TEST_TIMEOUT = 20.0  # seconds: a connection test should not hang for the answerer's full timeout
 
 
 def init(key: str, value) -> str:
@@ -120,6 +124,7 @@ def candidate(config: Config, section: str) -> Config:
 def save(section: str) -> None:
     ss = st.session_state
     try:
+        access.require(gm.current_role(), "settings")
         trial, saved = candidate(load_config(), section), load_config()
         if section == "embedding" and trial.embedding != saved.embedding:
             get_embedder(trial.embedding)  # a model that does not load is refused here, not on every question
@@ -141,14 +146,8 @@ def message(section: str) -> None:
         (st.error if msg[1] == "error" else st.success)(msg[2])
 
 
-def _redact(text: str, *secrets: str | None) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
-
-
-def answers_section(config: Config) -> None:
+def answers_section(config: Config) -> bool:
+    """The Answers section; whether "Test the answer model" was clicked (``app.model_tests`` runs it)."""
     st.subheader("Answers")
     st.caption(
         "Who writes the answer on the Ask page. The offline answerer quotes the sentences of your notes "
@@ -211,28 +210,7 @@ def answers_section(config: Config) -> None:
     )
     c2.button("Save answers", key="s_save_answer", on_click=save, args=("answer",), width="stretch")
     message("answer")
-    if test:
-        _test_answer_model(config)
-
-
-def _test_answer_model(config: Config) -> None:
-    typed = st.session_state.get("s_answer_key")
-    try:
-        cand = candidate(config, "answer")
-        settings = cand.answer.model_copy(update={"max_retries": 0, "timeout": min(cand.answer.timeout, TEST_TIMEOUT)})
-        with st.spinner("Asking the model…"):
-            ping = [{"role": "user", "content": "Reply with the single word: ready"}]
-            reply = LLMClient(settings).complete(ping, max_tokens=16)
-    except ChroniclerError as err:
-        st.error(f"The answer model did not answer: {_redact(err.one_line(), typed, config.answer.api_key)}")
-    except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
-        first = str(err).splitlines()[0] if str(err) else ""
-        st.error(
-            f"The answer model did not answer: {type(err).__name__}: {_redact(first, typed, config.answer.api_key)}"
-        )
-    else:
-        said = f" It replied: “{reply[:80]}”." if reply else ""
-        st.success(f"The model '{settings.model or 'gpt-4o-mini'}' answered.{said}", icon=":material/check_circle:")
+    return test
 
 
 def reranking_section(config: Config) -> None:

@@ -92,7 +92,7 @@ def draw(config: Config) -> None:
     """Every widget of the sidebar; the values live in ``st.session_state`` under the keys above."""
     with st.sidebar:
         campaign = _campaign_selector(config)
-        gm.draw()
+        gm.draw(config)
         _search_controls(config, campaign)
 
 

@@ -15,9 +15,11 @@ from pathlib import Path
 import streamlit as st
 
 from app import gm
+from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
 from rag.embedders import Embedder, get_embedder
 from rag.errors import ChroniclerError
+from rag.ingest.folders import allowed_folder
 from rag.ingest.indexing import IndexReport
 from rag.ingest.uploads import known_campaigns
 from rag.models import Chunk, Filters
@@ -35,10 +37,12 @@ CAMPAIGN, PENDING_CAMPAIGN, CREATED = "campaign", "_pending_campaign", "_created
 
 
 def get_config() -> Config:
-    """The merged config, in this session's view (``app.gm``: the player view unless the GM passphrase was
-    entered, whatever the config files say); a broken local.yaml stops the page with a message."""
+    """The merged config, in this session's view and role (``app.gm``: the player view unless the GM
+    passphrase was entered, whatever the config files say); a broken local.yaml stops the page with a message."""
     try:
-        return load_config().model_copy(update={"view": gm.view()})
+        config = load_config()
+        view = gm.view(config.gm_view)
+        return config.model_copy(update={"view": view, "role": gm.role_for(view)})
     except ChroniclerError as err:
         st.error(err.one_line())
         st.info("Fix or delete the file named above, then reload the page.")
@@ -184,8 +188,19 @@ def select_campaign(name: str) -> None:
     st.session_state[PENDING_CAMPAIGN] = name
 
 
-def run_index(config: Config, notes_dir: Path, campaign: str, label: str = "Embedding your notes…") -> IndexReport:
-    """Index with a progress bar; returns the IndexReport (errors are the caller's to show)."""
+def run_index(
+    config: Config,
+    notes_dir: Path | str,
+    campaign: str,
+    label: str = "Embedding your notes…",
+    *,
+    typed: bool = False,
+) -> IndexReport:
+    """Index with a progress bar; returns the IndexReport (errors are the caller's to show). ``typed``: a
+    folder someone typed on a page, read only where folders may be read (``rag.ingest.folders``)."""
+    require(config.role, "sync" if typed else "index")  # said before the model loads; indexing checks again
+    if typed:
+        notes_dir = allowed_folder(config, notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
 
     def progress(done: int, total: int) -> None:
@@ -222,8 +237,8 @@ def first_start(config: Config) -> None:
     with st.status(
         f"First start: indexing the '{config.campaign}' campaign so you can try Chronicler…", expanded=True
     ) as status:
-        try:
-            report = run_index(config, notes_dir, config.campaign)
+        try:  # the server's own configured notes, whoever opened the page first: the owner's act, not theirs
+            report = run_index(config.model_copy(update={"role": OWNER}), notes_dir, config.campaign)
         except ChroniclerError as err:
             status.update(label="Could not index the demo campaign", state="error")
             st.error(err.one_line())

@@ -94,6 +94,13 @@ def session_sort_key(label: str) -> tuple[int, float]:
 FILE_TYPE_LABELS = {"markdown": "notes", "pdf": "PDF", "email": "e-mail", "html": "web page", "docx": "Word"}
 
 
+def _status(f) -> str:
+    """What happened to a file, and whether the GM rules closed it ("skipped, GM only": an empty prep note)."""
+    if f.visibility != "gm":
+        return f.status
+    return f"{f.status}, GM only" if f.status in ("skipped", "deleted") else "indexed, GM only"
+
+
 def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
     """One row per file: what it was read as (PDF pages, passages) or why it was skipped. The player view
     leaves GM-only notes out (their number is said above the table); the GM view marks them and counts each
@@ -102,7 +109,7 @@ def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
         {
             "file": f.source,
             "read as": FILE_TYPE_LABELS.get(f.file_type, f.file_type),
-            "status": "indexed, GM only" if f.visibility == "gm" else f.status,
+            "status": _status(f),
             "pages": f.pages,
             "passages": f.chunks if view == "gm" else f.chunks - f.gm_only,  # what this view can read
             "added": f.added,

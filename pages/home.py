@@ -7,6 +7,7 @@ import streamlit as st
 from app import campaign_eval, routing, sidebar, state
 from app.charts import chunks_per_session_figure
 from app.tables import files_frame, sessions_of, top_entities
+from rag import access
 from rag.errors import ChroniclerError
 from rag.measure.evaluation import evaluate
 from rag.measure.questions import parse_questions
@@ -89,6 +90,12 @@ st.page_link("pages/search.py", label="Search these notes", icon=":material/mana
 # -- the campaign's own evaluation (rag/campaign_eval.py) ---------------------------------------------------------
 EVAL = "_campaign_eval"  # {"campaign", "source", "result"}: kept across reruns and page switches
 st.subheader("How well does search find the answers?")
+if not access.may(config.role, "measure"):
+    st.caption(
+        "Your game master can measure here how often a search finds the answers to questions they know "
+        "(in the GM view)."
+    )
+    st.stop()
 st.caption(
     f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
     f"each, and Chronicler measures how often a search finds them. Put them in a `{campaign_eval.QUESTION_FILE}` file "
@@ -118,6 +125,7 @@ if questions:
         cfg, _ = sidebar.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
         bar = st.progress(0.0, text="Asking the questions…")
         try:
+            access.require(config.role, "measure")
             result = evaluate(
                 state.pipeline(cfg),
                 campaign,

@@ -1,17 +1,23 @@
 """Add notes to a campaign: upload files or a zipped vault, or sync a folder on the server; then see what
-happened to every file, preview how a file was cut into passages, or delete the campaign."""
+happened to every file, preview how a file was cut into passages, or delete the campaign.
+
+All of it changes what the table reads, so in a shared app it is the GM view's alone: the player view gets
+one sentence saying so, and each action is refused again where it runs (``Pipeline``, ``rag.access``)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import streamlit as st
 
 from app import routing, state
 from app.tables import chunks_frame, gm_marking, ingest_summary, report_frame
+from rag import access
 from rag.errors import ChroniclerError
-from rag.ingest.uploads import forget_source, notes_source, remember_source, save_uploads, uploads_dir
+from rag.ingest.campaign_files import save_campaign_uploads
+from rag.ingest.folders import sync_roots
+from rag.ingest.uploads import notes_source as remembered_source
+from rag.ingest.uploads import remember_source, uploads_dir, within_uploads
 
 routing.require_router()
 config = state.get_config()
@@ -19,6 +25,14 @@ campaign = state.current_campaign(config)
 ss = st.session_state
 
 st.title(":material/upload_file: Ingest notes")
+if not access.may(config.role, "upload"):
+    st.info(
+        "Adding notes, reading folders on the server and deleting campaigns are for the game master while "
+        "Chronicler is shared with the table. Ask your game master, or open the GM view in the sidebar "
+        "(Game master → passphrase).",
+        icon=":material/lock:",
+    )
+    st.stop()
 st.caption(
     "Chronicler reads Markdown (.md) and text (.txt) notes, PDF handouts, e-mailed recaps (.eml), saved web "
     "pages (.html) and Word or Google Docs exports (.docx). Re-adding a file only re-reads what changed."
@@ -39,10 +53,11 @@ with right.popover("Start a new campaign", icon=":material/add:", width="stretch
             st.error("A campaign name must not be empty or contain slashes.")
 
 
-def index_folder(folder: Path) -> None:
+def index_folder(folder: Path | str, typed: bool = False) -> None:
+    """Read ``folder`` into the campaign (``typed``: a folder typed on this page, read only where allowed)."""
     try:
-        report = state.run_index(config, folder, campaign)
-        remember_source(config, campaign, folder)
+        report = state.run_index(config, folder, campaign, typed=typed)
+        remember_source(config, campaign, config.resolve(str(folder)).resolve())
     except ChroniclerError as err:
         st.error(err.one_line())
         return
@@ -74,12 +89,8 @@ with upload_tab:
         key="upload_go",
         icon=":material/play_arrow:",
     ):
-        dest = uploads_dir(config, campaign)
         try:
-            uploads, limits = [(f.name, f.getvalue()) for f in files], config.limits
-            result = save_uploads(
-                uploads, dest, config.notes.extensions, replace, limits.upload_files, limits.upload_mb
-            )
+            result = save_campaign_uploads(config, campaign, [(f.name, f.getvalue()) for f in files], replace)
         except ChroniclerError as err:
             st.error(err.one_line())
         else:
@@ -89,26 +100,23 @@ with upload_tab:
                     + ", ".join(result.ignored[:8])
                     + ("…" if len(result.ignored) > 8 else "")
                 )
-            index_folder(dest)
+            index_folder(uploads_dir(config, campaign))
 
 with folder_tab:
-    known = notes_source(config, campaign)
+    known = remembered_source(config, campaign)  # a folder synced before; never a campaign's uploads
     folder = st.text_input(
         "Folder path on the server",
-        value=str(known or ""),
+        value=str(known) if known is not None and not within_uploads(config, known) else "",
         key=f"sync_folder_{campaign}",
         placeholder="/home/me/Obsidian/My campaign",
         help="For a vault that lives on the machine running Chronicler. Only this folder and its subfolders "
         "are read; changed files are re-read, deleted files are removed from the campaign.",
     )
+    st.caption("Folders are read from inside " + ", ".join(f"`{r}`" for r in sync_roots(config)) + " only.")
     if st.button(
         "Sync this folder", type="primary", key="sync_go", disabled=not folder.strip(), icon=":material/sync:"
     ):
-        path = Path(folder.strip()).expanduser()
-        if not path.is_dir():
-            st.error(f"There is no folder at {path} on the server.")
-        else:
-            index_folder(path)
+        index_folder(folder.strip(), typed=True)
 
 # -- last run -------------------------------------------------------------------------------------------
 last = ss.get("last_report")
@@ -143,8 +151,8 @@ if last and last[0] == campaign:
     )
 
 # -- preview --------------------------------------------------------------------------------------------
-try:
-    chunks = state.campaign_chunks(config, campaign)
+try:  # the page stopped above for whoever may not preview; checked again where the passages are read
+    chunks = state.campaign_chunks(config, campaign) if access.may(config.role, "preview") else []
 except ChroniclerError as err:
     st.error(err.one_line())
     chunks = []
@@ -191,14 +199,11 @@ with st.expander("Delete this campaign", icon=":material/delete:"):
         if c1.button("Delete for good", type="primary", key="delete_go", disabled=typed != campaign):
             try:
                 with state.INDEX_LOCK:
-                    state.pipeline(config).drop(campaign)
+                    state.pipeline(config).drop(campaign, uploads=drop_uploads)
                     state.changed()
             except ChroniclerError as err:
                 st.error(err.one_line())
             else:
-                if drop_uploads:
-                    shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
-                forget_source(config, campaign)
                 state.forget_created(campaign)
                 ss.pop("confirm_delete", None)
                 ss.pop("last_report", None)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import routing, sidebar, state
+from app import model_tests, routing, sidebar, state
 from app import settings_form as sections
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
-from rag import registry
+from rag import access, registry
 from rag.errors import ChroniclerError
 from rag.ingest.uploads import notes_source
-from rag.stores import get_store
 
 routing.require_router()
 config = state.get_config()
@@ -25,6 +24,14 @@ ss = st.session_state
 
 
 st.title(":material/settings: Settings")
+if not access.may(config.role, "settings"):
+    st.info(
+        "Settings (the language model, its address and key, where notes are stored) are for the game master "
+        "while Chronicler is shared with the table. Ask your game master, or open the GM view in the sidebar "
+        "(Game master → passphrase).",
+        icon=":material/lock:",
+    )
+    st.stop()
 st.caption(
     "Saved for this computer in configs/local.yaml. Each section is saved on its own; the rest of the "
     "machinery is under Advanced at the bottom."
@@ -51,7 +58,8 @@ if ss.get(sections.REINDEX):
 
 # -- what a player sets first: answers and re-reading (app/settings_form.py) ---------------------------------
 with st.container(border=True):
-    sections.answers_section(config)
+    if sections.answers_section(config):
+        model_tests.answer_model(config)
 
 with st.container(border=True):
     sections.reranking_section(config)
@@ -144,24 +152,7 @@ with advanced, st.container(border=True):
     c2.button("Save store", key="s_save_store", on_click=_save, args=("store",), width="stretch")
     _message("store")
     if test:
-        try:
-            candidate = sections.candidate(config, "store")
-            if state.same_store(candidate, config):
-                names = state.store(config).collections()
-            else:
-                probe = get_store(candidate)
-                try:
-                    names = probe.collections()
-                finally:
-                    probe.close()
-        except ChroniclerError as err:
-            st.error(f"Could not connect: {err.one_line()}")
-        except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
-            st.error(f"Could not connect: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
-        else:
-            prefix = candidate.store.collection_prefix
-            found = ", ".join(n[len(prefix) :] for n in names) or "none yet"
-            st.success(f"Connected. Campaigns found: {found}.", icon=":material/check_circle:")
+        model_tests.store(config)
 
 # -- retrieval defaults -------------------------------------------------------------------------------------
 with advanced, st.container(border=True):

@@ -56,11 +56,13 @@ def progress_bar(label: str):
 def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
     notes_dir = config.resolve(config.notes_dir)
     chunks, skipped, notes = prepare_chunks(config, notes_dir, config.campaign)
-    hidden = 0
-    if config.view == "player":  # what a player would be shown; --gm shows everything
+    hidden = hidden_skips = 0
+    if config.view == "player":  # what a player would be shown, GM-only file names included; --gm shows everything
         hidden = sum(c.visibility == "gm" for c in chunks)
         chunks = [c for c in chunks if c.visibility == "player"]
         notes = [n for n in notes if n.visibility == "player"]
+        hidden_skips = sum(s.visibility == "gm" for s in skipped)
+        skipped = [s for s in skipped if s.visibility == "player"]
     if args.json:
         for c in chunks:
             print(json.dumps(c.payload(), ensure_ascii=False))
@@ -79,6 +81,8 @@ def cmd_preprocess(config: Config, args: argparse.Namespace) -> int:
             print(f"warning: {n.source}: {w}")
     for s in skipped:
         print(f"skipped: {s.source}: {s.reason}")
+    if hidden_skips:
+        print(f"skipped: {hidden_skips} GM-only files not listed in the player view (--gm lists them)")
     return 0
 
 

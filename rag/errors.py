@@ -59,6 +59,16 @@ class CampaignNotFoundError(ChroniclerError):
     hint = "Add its notes on the Ingest page (or run `python -m rag index --notes DIR --campaign NAME`)."
 
 
+class GMOnlyError(ChroniclerError):
+    """Someone in the player view of a shared app tried what only the game master may do (``rag.access``)."""
+
+    hint = "Ask your game master, or open the GM view in the sidebar (Game master → passphrase)."
+
+
+class FolderNotAllowedError(ChroniclerError):
+    """A folder that may not be read as a campaign's notes (``rag.ingest.folders``); the message says why."""
+
+
 class LimitError(ChroniclerError):
     """An input is larger than a configured bound (``limits.*``); the message names the bound."""
 

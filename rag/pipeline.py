@@ -29,6 +29,7 @@ from rag.errors import CampaignNotFoundError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
+from rag.ingest.campaign_files import alias_path, drop_campaign
 from rag.ingest.indexing import IndexReport, sync_campaign
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
 from rag.question import Question, read_question
@@ -236,8 +237,7 @@ class Pipeline:
         return table
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:
-        name = self.config.collection(campaign) + ("" if view == "player" else f".{view}")
-        return self.config.data_path / "aliases" / f"{name}.json"
+        return alias_path(self.config, campaign, view)
 
     def campaign_names(self) -> list[str]:
         """Indexed campaigns (collection names without the prefix), without opening any: what a campaign
@@ -295,8 +295,9 @@ class Pipeline:
     ) -> list[RecapLine]:
         return recap(self.passages(campaign, filters), sessions)
 
-    def drop(self, campaign: str) -> None:
-        self.store.drop(self.config.collection(campaign))
+    def drop(self, campaign: str, uploads: bool = False) -> None:
+        """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""
+        drop_campaign(self.config, self.store, campaign, uploads)
 
     def read(self, question: str | Question) -> Question:
         """The question read once (``rag.question``); a text over ``limits.question_chars`` is refused before any

@@ -6,6 +6,7 @@ Shared by the browser test modules (a test module is never imported by another).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -59,6 +60,7 @@ def serve(tmp: Path, **env_vars: str) -> Iterator[str]:
     env.update(
         CHRONICLER_DATA_DIR=str(tmp / "data"),
         CHRONICLER_LOCAL_CONFIG=str(tmp / "local.yaml"),
+        CHRONICLER_NOTES__SYNC_ROOTS=json.dumps([str(tmp)]),  # the folders a test may sync
         HF_HUB_OFFLINE="1",
         PYTHONUNBUFFERED="1",
         **env_vars,

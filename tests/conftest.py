@@ -4,6 +4,7 @@ tests import by name are in tests/helpers.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -70,6 +71,7 @@ def app_env(tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONICLER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("CHRONICLER_LOCAL_CONFIG", str(tmp_path / "local.yaml"))
     monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(tmp_path / "no-demo-notes"))
+    monkeypatch.setenv("CHRONICLER_NOTES__SYNC_ROOTS", json.dumps([str(tmp_path)]))  # folders a test may sync
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")  # fake_backends registers it
     _navigation_mode_as_on_a_running_server(monkeypatch)
     st.cache_resource.clear()

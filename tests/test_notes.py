@@ -247,7 +247,7 @@ def test_links_outside_the_folder_are_never_followed(tmp_path):
     assert [n.source for n in notes] == ["Alias.md", "Session 1.md"]
     assert skipped == [
         Skipped("Leak.md", "link outside the notes folder"),
-        Skipped("SecretDir", "link outside the notes folder"),
+        Skipped("SecretDir", "link outside the notes folder", "gm"),  # named like a GM folder: not for players
     ]
     assert all("hunter2" not in n.body for n in notes)
 

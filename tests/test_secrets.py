@@ -60,11 +60,11 @@ def test_every_rule_can_be_switched_off_and_extended(tmp_path):
     vault = write_secret_vault(tmp_path / "vault")
     off = SecretsConfig(folder_words=[], folders=[], front_matter=False, tags=[], callouts=[])
     assert {c.visibility for c in chunks_of(vault, off)} == {"player"}
-    write_notes(vault, {"Spoilers/Hidden.md": "# Hidden\nThe #spoiler word Zephyrine.\n"})
+    write_notes(vault, {"Unsorted/Hidden.md": "# Hidden\nThe #spoiler word Zephyrine.\n"})
     more = SecretsConfig(folders=["NPCs"], tags=["spoiler"])
     by_source = {c.source: c for c in chunks_of(vault, more)}
     assert by_source["NPCs/Captain Reyes.md"].secret_by == "GM folder"
-    assert by_source["Spoilers/Hidden.md"].secret_by == "#gm-only tag"
+    assert by_source["Unsorted/Hidden.md"].secret_by == "#gm-only tag"
     assert by_source["Lore/Map.md"].visibility == "player"  # its gm-only tag is no longer in the list
 
 

@@ -117,8 +117,9 @@ def test_the_gm_view_needs_the_passphrase_and_then_shows_the_secrets(tmp_path, m
     if where == "secrets.toml":
         at.secrets["gm_passphrase"] = PASSPHRASE
     at.run()
-    at = sync(at, write_secret_vault(tmp_path / "vault"))
     assert [e for e in at.sidebar.expander if e.label == "Game master"]
+    at = sync(unlock(at, PASSPHRASE), write_secret_vault(tmp_path / "vault"))  # adding notes is the GM's
+    next(b for b in at.sidebar.button if b.label == "Back to the player view").click().run()
     at = unlock(at, "wrong guess")
     assert "That is not the GM passphrase." in texts(at.sidebar.error) and PLAYER_LABEL in texts(at.sidebar.caption)
     at.switch_page("pages/search.py").run()

@@ -46,6 +46,9 @@ class NotesConfig(Section):
     max_document_mb: float = Field(50.0, gt=0)  # PDF, Word and .eml: their images and attachments take the bytes
     extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx"]
     skip_templates: bool = True  # Obsidian templates ({{title}} placeholders, a templates folder) are not notes
+    # The folders the app may read notes from ("Folder on the server", rag/ingest/folders.py), with notes_dir;
+    # never the data folder itself nor a campaign's uploads, whatever is listed here.
+    sync_roots: list[str] = ["~"]
 
 
 class SecretsConfig(Section):
@@ -53,8 +56,9 @@ class SecretsConfig(Section):
     list (or ``false``) and extended by adding to it."""
 
     # A folder whose name holds one of these words (a plural too; any case) holds GM notes: "GM", "DM Notes",
-    # "Session Prep", "Secrets". Words are split on anything but letters and digits.
-    folder_words: list[str] = ["gm", "dm", "prep", "secret"]
+    # "Session Prep", "Secrets". Names are split into words on anything but letters and between joined words
+    # ("SessionPrep", "DM_Notes", "gmnotes"); the synced folder's own name counts too.
+    folder_words: list[str] = ["gm", "dm", "prep", "secret", "spoiler"]
     folders: list[str] = []  # more folders by glob, matched against the note's folder path: "Campaign/Hidden*"
     front_matter: bool = True  # public: false, gm-only/gm_only: true, visibility: gm, secret: true
     tags: list[str] = ["gm-only", "secret"]  # in front-matter tags: the note; a #tag in a bullet or paragraph: it
@@ -166,6 +170,19 @@ class LimitsConfig(Section):
     upload_mb: float = Field(200.0, gt=0)  # one upload, unpacked
 
 
+class GMViewConfig(Section):
+    """The app's GM view (app/gm.py, docs/SECRETS.md): how long it stays open unused, and how guessing its
+    passphrase is slowed down. The passphrase itself is never a config key."""
+
+    idle_minutes: float = Field(60.0, gt=0)  # the GM view closes after this long without a click
+    free_tries: int = Field(5, ge=1)  # wrong passphrases in a row in one browser session before tries wait
+    server_free_tries: int = Field(10, ge=1)  # the same, counted over every session of the server together
+    first_wait_seconds: float = Field(1.0, gt=0)  # the first wait; each further wrong try doubles it…
+    max_wait_seconds: float = Field(300.0, gt=0)  # …up to this
+    forget_minutes: float = Field(15.0, gt=0)  # after this long without a wrong try, the count starts again
+    max_chars: int = Field(256, ge=8)  # a longer passphrase is refused at once, never compared
+
+
 class Config(Section):
     data_dir: str = "data"
     campaign: str = "demo"
@@ -173,6 +190,9 @@ class Config(Section):
     # Who is reading: "player" never sees GM-only passages (the default everywhere); "gm" sees all. The app
     # sets it from its GM passphrase, whatever the files say; the CLI from --gm.
     view: Literal["player", "gm"] = "player"
+    # Who acts (rag/access.py): "owner" does everything (the CLI, an app without a GM passphrase); in a shared
+    # app the GM view is "gm" and the player view "player", which may only read. The app sets it, like view.
+    role: Literal["owner", "gm", "player"] = "owner"
     notes: NotesConfig = NotesConfig()
     secrets: SecretsConfig = SecretsConfig()
     chunking: ChunkingConfig = ChunkingConfig()
@@ -183,6 +203,7 @@ class Config(Section):
     tracking: TrackingConfig = TrackingConfig()
     answer: AnswerConfig = AnswerConfig()
     limits: LimitsConfig = LimitsConfig()
+    gm_view: GMViewConfig = GMViewConfig()
 
     @field_validator("campaign")
     @classmethod

@@ -20,12 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.access import require
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.files import check_space
 from rag.ingest import shipped_vectors
 from rag.ingest.chunking import chunk_note
 from rag.ingest.notes import Skipped, load_notes
+from rag.ingest.uploads import within_uploads
 from rag.models import Chunk, Filters
 from rag.stores import Store
 
@@ -107,7 +109,9 @@ def prepare_chunks(config: Config, notes_dir: str | Path, campaign: str) -> tupl
     """Every note's passages. One file may give at most ``chunking.max_passages_per_file`` (the largest real
     session note measured gives 130): a 2 MB line of junk would otherwise be ~1,700 passages, minutes of a
     group's ingest. The file keeps its first passages and says so in the report."""
-    notes, skipped = load_notes(notes_dir, config.notes, config.secrets)
+    # The app's uploads folder is named after its campaign, not by the GM's vault: its name marks nothing.
+    outer = () if within_uploads(config, Path(notes_dir)) else None
+    notes, skipped = load_notes(notes_dir, config.notes, config.secrets, outer)
     cap, chunks, kept = config.chunking.max_passages_per_file, [], []
     for note in notes:
         mine = chunk_note(note, campaign, config.chunking, config.secrets)
@@ -128,6 +132,7 @@ def sync_campaign(
     progress: Progress | None = None,
     write_batch: int = WRITE_BATCH,
 ) -> IndexReport:
+    require(config.role, "index")  # in a shared app, the GM's alone (rag.access)
     started = time.perf_counter()
     campaign = campaign or config.campaign
     collection = config.collection(campaign)
@@ -249,4 +254,4 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
         if src not in live:
             report.per_file.append(FileReport(src, "deleted", 0, 0, 0, count, "no longer in the folder"))
     for s in report.skipped:
-        report.per_file.append(FileReport(s.source, "skipped", reason=s.reason))
+        report.per_file.append(FileReport(s.source, "skipped", reason=s.reason, visibility=s.visibility))

@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 from rag.config import NotesConfig, SecretsConfig
 from rag.errors import NotesError
 from rag.ingest import formats
-from rag.ingest.parse import find_header, parse_note
-from rag.ingest.secrets import note_rule
+from rag.ingest.parse import find_header, parse_note, unread_front_matter
+from rag.ingest.secrets import decide, gm_folder
 from rag.models import Note
 
 _TEMPLATE_FOLDER = re.compile(r"[_.\s-]*templates?", re.IGNORECASE)
@@ -29,17 +29,27 @@ _PLACEHOLDER = re.compile(r"\{\{\s*(?:title|date|time)\b[^}]*\}\}|<%[*_-]?\s*tp\
 
 @dataclasses.dataclass(frozen=True)
 class Skipped:
-    """A file that was not indexed, and why (shown to the player as is)."""
+    """A file that was not indexed, and why (shown to the player as is). ``visibility`` is "gm" when what could
+    be read of it (its folder, its front matter) marks it GM-only: its name is then left out of the player
+    view too ("Session Prep/Session 0.md" says what the next session holds)."""
 
     source: str
     reason: str
+    visibility: str = "player"
 
 
 def load_notes(
-    folder: str | Path, config: NotesConfig, secrets: SecretsConfig | None = None
+    folder: str | Path,
+    config: NotesConfig,
+    secrets: SecretsConfig | None = None,
+    outer: tuple[str, ...] | None = None,
 ) -> tuple[list[Note], list[Skipped]]:
     """Every note under ``folder`` (sorted by source) and every file that had to be left out; a note that
-    ``secrets`` (default rules when None) marks GM-only as a whole says so in ``visibility``."""
+    ``secrets`` (default rules when None) marks GM-only as a whole says so in ``visibility``.
+
+    ``outer``: names of folders above the notes' own paths that the GM folder rule reads too; by default the
+    folder's own name, so a "Session Prep" folder read (or unzipped) on its own is still a prep folder. The
+    app's uploads folder, named after its campaign, passes ``()``."""
     secrets = secrets or SecretsConfig()
     root = Path(folder).expanduser()
     if not root.exists():
@@ -47,13 +57,20 @@ def load_notes(
     if not root.is_dir():
         raise NotesError(f"{root} is a file, not a folder: point the notes setting at the folder holding it.")
     root = root.resolve()
+    outer = (root.name,) if outer is None else tuple(outer)
+    decided = _decider(secrets, outer)
+
+    def skip(source: str, reason: str, is_folder: bool = False) -> Skipped:
+        folders = PurePosixPath(source).parts if is_folder else PurePosixPath(source).parts[:-1]
+        return Skipped(source, reason, "gm" if gm_folder(tuple(folders), secrets, outer) else "player")
+
     extensions = {e.lower() if e.startswith(".") else "." + e.lower() for e in config.extensions}
     notes: list[Note] = []
     skipped: list[Skipped] = []
 
     def unreadable(err: OSError) -> None:
         where = _rel(Path(err.filename), root) if err.filename else "."
-        skipped.append(Skipped(where or ".", f"folder cannot be read: {(err.strerror or str(err)).lower()}"))
+        skipped.append(skip(where or ".", f"folder cannot be read: {(err.strerror or str(err)).lower()}", True))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):  # folder links are reported
         here = Path(dirpath)
@@ -61,17 +78,15 @@ def load_notes(
         for name in list(dirnames):
             if (here / name).is_symlink():
                 dirnames.remove(name)
-                skipped.append(Skipped(_rel(here / name, root), _folder_link_reason(here / name, root)))
+                skipped.append(skip(_rel(here / name, root), _folder_link_reason(here / name, root), True))
         for name in sorted(filenames):
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in extensions:
                 continue
             source = _rel(path, root)
-            result = _read(path, source, root, config)
+            result = _read(path, source, root, config, decided)
             if isinstance(result, Skipped):
-                skipped.append(result)
-            elif rule := note_rule(result, secrets):
-                notes.append(dataclasses.replace(result, visibility="gm", secret_by=rule))
+                skipped.append(result if result.visibility == "gm" else skip(result.source, result.reason))
             else:
                 notes.append(result)
     notes.sort(key=lambda n: n.source)
@@ -90,7 +105,13 @@ def _folder_link_reason(path: Path, root: Path) -> str:
     return "folder link not followed (its target inside the notes folder is read directly)"
 
 
-def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Skipped:
+def _decider(secrets: SecretsConfig, outer: tuple[str, ...]):
+    return lambda note, text: decide(note, secrets, outer, unread_front_matter(text) if text else None)
+
+
+def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> Note | Skipped:
+    """The note with its visibility decided by ``decided(note, text)``, or why it is skipped (a GM-only
+    note that turns out empty is a GM-only skip)."""
     target = path.resolve()
     if root not in target.parents:
         return Skipped(source, "link outside the notes folder")
@@ -105,20 +126,20 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig) -> Note | Sk
     except OSError as err:
         return Skipped(source, f"cannot be read: {(err.strerror or str(err)).lower()}")
     if formats.reader(suffix) is not None:
-        return _read_document(data, source, suffix, config)
+        return _read_document(data, source, suffix, config, decided)
     text, problem, warning = decode(data)
     if problem:
         return Skipped(source, problem)
     if suffix == ".txt" and formats.looks_like_mail(text):  # a plain-text mail export
-        return _read_document(data, source, ".eml", config)
+        return _read_document(data, source, ".eml", config, decided)
     if config.skip_templates and is_template(source, text):
         return Skipped(source, "a template, not a note ({{title}} placeholders or a templates folder)")
-    note = parse_note(text, source, config)
+    note = decided(parse_note(text, source, config), text)
     if not note.body.strip():
         header = config.narrative_header.strip()
         if note.body_line > 1 and find_header(text.split("\n"), 0, header) is not None:
-            return Skipped(source, f"nothing after the '{header}' header")
-        return Skipped(source, "no text besides the front matter and title")
+            return Skipped(source, f"nothing after the '{header}' header", note.visibility)
+        return Skipped(source, "no text besides the front matter and title", note.visibility)
     return note if not warning else _with_warning(note, warning)
 
 
@@ -130,16 +151,16 @@ def is_template(source: str, text: str) -> bool:
     return any(_TEMPLATE_FOLDER.fullmatch(f) for f in folders) or bool(_PLACEHOLDER.search(text))
 
 
-def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig) -> Note | Skipped:
+def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig, decided) -> Note | Skipped:
     """A PDF, e-mail, HTML or Word file through its ``rag.ingest.formats`` reader; its reason when unreadable."""
     if not data.strip():
         return Skipped(source, "empty file")
     try:
-        note = formats.read(data, source, suffix, config)
+        note = decided(formats.read(data, source, suffix, config), "")
     except formats.Unreadable as err:
         return Skipped(source, err.reason)
     if not note.body.strip():
-        return Skipped(source, "no text in the document")
+        return Skipped(source, "no text in the document", note.visibility)
     return note
 
 

@@ -106,6 +106,21 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
     return {str(k): v for k, v in data.items()}, end + 1
 
 
+def unread_front_matter(text: str) -> list[str] | None:
+    """The lines of a front-matter block that ``parse_note`` could not read (not valid YAML, never closed, not a
+    mapping), so the GM rules can still look into it (``rag.ingest.secrets``: a GM key named there fails
+    closed); None when the note opens with no such block. An unclosed block ends at its first blank line."""
+    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]
+    warnings: list[str] = []
+    _front_matter(lines, warnings)
+    if not warnings:
+        return None
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[1:end]
+
+
 def find_header(lines: list[str], start: int, header: str) -> int | None:
     want = " ".join(header.split()).casefold()
     if not want:

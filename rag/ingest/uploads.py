@@ -24,9 +24,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from rag.config import Config
+from rag.config import Config, SecretsConfig
 from rag.errors import ChroniclerError, disk_full, is_disk_full
 from rag.files import write_text
+from rag.ingest.secrets import gm_folder
 
 MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
 MAX_TOTAL_MB = 200  # unpacked; notes and a few PDF handouts, so more than this is almost surely not a vault
@@ -46,7 +47,20 @@ class SaveResult:
 
 
 def uploads_dir(config: Config, campaign: str) -> Path:
-    return config.data_path / "uploads" / campaign
+    return uploads_root(config) / campaign
+
+
+def uploads_root(config: Config) -> Path:
+    """Where every campaign's uploads are kept: never a folder to sync (``rag.ingest.folders``)."""
+    return config.data_path / "uploads"
+
+
+def within_uploads(config: Config, folder: Path) -> bool:
+    """Whether ``folder`` is a campaign's uploads folder or a folder below one."""
+    try:
+        return folder.expanduser().resolve().is_relative_to(uploads_root(config).resolve())
+    except OSError:
+        return False
 
 
 def safe_relpath(name: str) -> PurePosixPath:
@@ -70,10 +84,13 @@ def _is_note(path: PurePosixPath, extensions: Iterable[str]) -> bool:
     return path.suffix.lower() in {e.lower() for e in extensions}
 
 
-def _strip_common_root(paths: list[PurePosixPath]) -> list[PurePosixPath]:
+def _strip_common_root(paths: list[PurePosixPath], secrets: SecretsConfig | None = None) -> list[PurePosixPath]:
     """``MyVault.zip`` usually holds ``MyVault/...``: drop that one shared folder so the vault's own
-    folders (People/, Places/) are the top level, as they are in Obsidian."""
+    folders (People/, Places/) are the top level, as they are in Obsidian. A shared folder named like a GM
+    folder ("Session Prep/", by ``secrets``) is kept: it is what marks its notes GM-only."""
     if paths and all(len(p.parts) > 1 for p in paths) and len({p.parts[0] for p in paths}) == 1:
+        if secrets is not None and gm_folder((paths[0].parts[0],), secrets):
+            return paths
         return [PurePosixPath(*p.parts[1:]) for p in paths]
     return paths
 
@@ -98,11 +115,14 @@ def plan_upload(
     extensions: Iterable[str],
     max_files: int = MAX_FILES,
     max_total_mb: float = MAX_TOTAL_MB,
+    secrets: SecretsConfig | None = None,
 ) -> tuple[list[tuple[PurePosixPath, object]], list[str]]:
     """Check every name and limit before anything is written.
 
-    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, and the names ignored as not notes.
+    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, and the names ignored as not notes. ``secrets``:
+    the GM rules, so a zip holding only a GM folder keeps it (default rules when None).
     """
+    secrets = secrets or SecretsConfig()
     extensions = list(extensions)
     planned: list[tuple[PurePosixPath, object]] = []
     ignored: list[str] = []
@@ -113,7 +133,7 @@ def plan_upload(
             members = _zip_members(name, data)
             notes = [(i, p) for i, p in members if _is_note(p, extensions)]
             ignored += [f"{name}: {p}" for i, p in members if not _is_note(p, extensions)]
-            targets = _strip_common_root([p for _, p in notes])
+            targets = _strip_common_root([p for _, p in notes], secrets)
             planned += [(t, (data, i)) for t, (i, _) in zip(targets, notes, strict=True)]
             declared += sum(i.file_size for i, _ in notes)
         elif _is_note(path, extensions):
@@ -141,10 +161,11 @@ def save_uploads(
     replace: bool = False,
     max_files: int = MAX_FILES,
     max_total_mb: float = MAX_TOTAL_MB,
+    secrets: SecretsConfig | None = None,
 ) -> SaveResult:
     """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks)."""
     extensions = list(extensions)
-    planned, ignored = plan_upload(uploads, extensions, max_files, max_total_mb)
+    planned, ignored = plan_upload(uploads, extensions, max_files, max_total_mb, secrets)
     if not planned:
         kinds = ", ".join(sorted({e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}))
         raise UploadError(f"None of the uploaded files are notes ({kinds}). Nothing was saved.")

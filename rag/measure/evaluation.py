@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from rag.access import require
 from rag.config import slug
 from rag.errors import ChroniclerError
 from rag.measure.questions import KINDS, GoldQuestion, load_questions
@@ -125,7 +126,9 @@ def evaluate(
 
     Returns ``n`` (questions), ``scored`` (answerable ones: unanswerable questions test the answer, not the
     search), ``overall`` and ``by_kind`` metrics, ``ks``, and one row per question with its metrics, the
-    rank of the first supporting / gold-session passage, its latency and the names of its top passages."""
+    rank of the first supporting / gold-session passage, its latency and the names of its top passages.
+    In a shared app's player view it is refused (``rag.access``): it is the GM's tool, and hundreds of searches."""
+    require(pipeline.config.role, "measure")
     ks = sorted({int(k) for k in ks})
     depth = max(SEARCH_DEPTH, *ks, MRR_DEPTH)
     searcher = pipeline.with_settings({"retrieval.k": depth})

@@ -1,0 +1,51 @@
+"""The files a campaign leaves on the server besides its passages in the store, and removing them with it.
+
+A campaign is more than its store collection: the notes uploaded to Chronicler (``data/uploads/<campaign>``),
+the alias tables of both views (``data/aliases/<collection>.json`` and ``.gm.json``, built at index time) and
+where its notes were read from (``campaign_sources.json``). Deleting a campaign removes every one of them; the
+notes' own folder on the server is never touched. Adding notes and deleting a campaign are the GM's in a
+shared app (``rag.access``, by the config's ``role``): refused here, whatever a page shows.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from rag.access import require
+from rag.config import Config
+from rag.ingest.uploads import SaveResult, forget_source, save_uploads, uploads_dir
+from rag.models import VISIBILITIES
+from rag.stores import Store
+
+
+def alias_path(config: Config, campaign: str | None, view: str) -> Path:
+    """Where a campaign's alias table for ``view`` is kept (``rag.pipeline.Pipeline.aliases``)."""
+    name = config.collection(campaign) + ("" if view == "player" else f".{view}")
+    return config.data_path / "aliases" / f"{name}.json"
+
+
+def save_campaign_uploads(
+    config: Config, campaign: str, uploads: Sequence[tuple[str, bytes]], replace: bool = False
+) -> SaveResult:
+    """Save uploaded notes (files, a zipped vault) into the campaign's uploads folder within ``limits.*``, with
+    the GM rules (a zip holding only a GM folder keeps it); indexing ``uploads_dir`` reads them."""
+    require(config.role, "upload")
+    limits = config.limits
+    dest = uploads_dir(config, campaign)
+    return save_uploads(
+        uploads, dest, config.notes.extensions, replace, limits.upload_files, limits.upload_mb, config.secrets
+    )
+
+
+def drop_campaign(config: Config, store: Store, campaign: str, uploads: bool = False) -> None:
+    """The campaign's passages and every file it left: both alias tables, where its notes were read from, and
+    (``uploads``) the copies uploaded to Chronicler."""
+    require(config.role, "delete")
+    store.drop(config.collection(campaign))
+    for view in VISIBILITIES:
+        alias_path(config, campaign, view).unlink(missing_ok=True)
+    if uploads:
+        shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
+    forget_source(config, campaign)
