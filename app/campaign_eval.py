@@ -18,9 +18,9 @@ import plotly.graph_objects as go
 from app.charts import COLORS
 from app.tables import SHOWN
 from rag.config import Config
-from rag.ingest.uploads import notes_source
 from rag.measure.evaluation import MRR_DEPTH
 from rag.models import format_session
+from rag.pipeline import Pipeline
 
 QUESTION_FILE = "questions.jsonl"  # looked for in the campaign's notes folder
 HEADLINE_K = 5  # "found in the top 5": the missed-questions table and the one-sentence explanation
@@ -48,7 +48,7 @@ EXPLANATION = (
 
 def question_file(config: Config, campaign: str) -> Path | None:
     """``questions.jsonl`` in the folder the campaign was indexed from, if there is one."""
-    folder = notes_source(config, campaign)
+    folder = Pipeline(config).files.source(campaign)
     path = folder / QUESTION_FILE if folder is not None else None
     return path if path is not None and path.is_file() else None
 

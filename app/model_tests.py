@@ -16,8 +16,7 @@ from app.settings_form import candidate
 from rag import access
 from rag.config import Config
 from rag.errors import ChroniclerError
-from rag.llm import LLMClient
-from rag.stores import get_store
+from rag.pipeline import Pipeline
 
 TEST_TIMEOUT = 20.0  # seconds: a connection test should not hang for the answerer's full timeout
 NO_KEY = "not-needed"  # what the OpenAI client sends without a key (rag.llm does the same)
@@ -56,8 +55,7 @@ def answer_model(config: Config) -> None:
         cand = test_candidate(config, "answer")
         settings = cand.answer.model_copy(update={"max_retries": 0, "timeout": min(cand.answer.timeout, TEST_TIMEOUT)})
         with st.spinner("Asking the model…"):
-            ping = [{"role": "user", "content": "Reply with the single word: ready"}]
-            reply = LLMClient(settings).complete(ping, max_tokens=16)
+            reply = Pipeline.ping_answer_model(settings)
     except ChroniclerError as err:
         st.error(f"The answer model did not answer: {_redact(err.one_line(), typed, config.answer.api_key)}")
     except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
@@ -79,7 +77,7 @@ def store(config: Config) -> None:
         if state.same_store(cand, config):
             names = state.store(config).collections()
         else:
-            probe = get_store(cand)
+            probe = Pipeline.open_store(cand)
             try:
                 names = probe.collections()
             finally:

@@ -16,10 +16,8 @@ import streamlit as st
 from app import gm
 from rag import access
 from rag.config import Config, RetrievalConfig, deep_merge, dotted, load_config, save_local, validate
-from rag.embedders import get_embedder
-from rag.errors import ChroniclerError, ModelUnavailableError
-from rag.llm import llm_configured, no_llm_error
-from rag.rerankers.cross_encoder import resolve_model
+from rag.errors import ChroniclerError, ModelUnavailableError, no_llm_error
+from rag.pipeline import Pipeline
 
 MSG = "_settings_msg"
 REINDEX = "_reindex_needed"
@@ -127,7 +125,7 @@ def save(section: str) -> None:
         access.require(gm.current_role(), "settings")
         trial, saved = candidate(load_config(), section), load_config()
         if section == "embedding" and trial.embedding != saved.embedding:
-            get_embedder(trial.embedding)  # a model that does not load is refused here, not on every question
+            Pipeline.load_embedder(trial)  # a model that does not load is refused here, not on every question
         save_local(changes(section))
     except ChroniclerError as err:
         ss[MSG] = (section, "error", err.one_line())
@@ -260,13 +258,13 @@ def reranking_section(config: Config) -> None:
 def _reranker_status(config: Config, backend: str) -> None:
     if backend == "cross-encoder":
         try:
-            found = resolve_model(st.session_state.get("s_rr_model") or "")
+            found = Pipeline.reranking_model(st.session_state.get("s_rr_model") or "")
         except ModelUnavailableError as err:
             st.warning(err.one_line(), icon=":material/download:")
         else:
             st.success(f"The reranking model is on this computer: {found}", icon=":material/check_circle:")
     elif backend == "llm":
-        if llm_configured(config.answer):
+        if config.answer.uses_llm:
             where = config.answer.base_url or "OpenAI"
             st.info(
                 f"Uses the saved answer model '{config.answer.model or 'gpt-4o-mini'}' ({where}).",

@@ -13,7 +13,6 @@ from app import gm, state
 from app.tables import sessions_of
 from rag.config import Config, RetrievalConfig, slug
 from rag.errors import ChroniclerError
-from rag.llm import llm_configured
 from rag.models import Filters, format_session
 
 # Sidebar widget keys, read by the pages.
@@ -138,7 +137,7 @@ def _search_controls(config: Config, campaign: str) -> None:
     st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
     st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
     if st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP):
-        if llm_configured(config.answer):  # how many the language model writes; offline there is one wording
+        if config.answer.uses_llm:  # how many the language model writes; offline there is one wording
             st.slider(
                 "Other wordings to search",
                 1,

@@ -17,14 +17,9 @@ import streamlit as st
 from app import gm
 from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
-from rag.embedders import Embedder, get_embedder
 from rag.errors import ChroniclerError
-from rag.ingest.folders import allowed_folder
-from rag.ingest.indexing import IndexReport
-from rag.ingest.uploads import known_campaigns
 from rag.models import Chunk, Filters
-from rag.pipeline import Pipeline
-from rag.stores import Store, get_store
+from rag.pipeline import Embedder, IndexReport, Pipeline, Store
 
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store
 _first_start_tried: set[tuple] = set()
@@ -69,7 +64,7 @@ def store_key(config: Config) -> tuple:
 
 @st.cache_resource(show_spinner="Loading the embedding model… (the first time takes about 10 seconds)", max_entries=1)
 def _load_embedder(key: tuple, _config: Config) -> Embedder:
-    return get_embedder(_config.embedding)
+    return Pipeline.load_embedder(_config)
 
 
 def _close(store: Store) -> None:
@@ -78,7 +73,7 @@ def _close(store: Store) -> None:
 
 @st.cache_resource(show_spinner="Opening the note store…", max_entries=1, on_release=_close)
 def _load_store(key: tuple, _config: Config) -> Store:
-    return get_store(_config)
+    return Pipeline.open_store(_config)
 
 
 def embedder(config: Config) -> Embedder:
@@ -164,7 +159,7 @@ def changed() -> None:
 def campaign_options(config: Config, indexed: list[str], created: list[str]) -> dict[str, bool]:
     """Display name → whether it is indexed, one entry per collection: indexed campaigns come back from the
     store as slugs, so names typed by players (remembered at index time, or created this session) replace them."""
-    names = {slug(n): n for n in [*known_campaigns(config), *created, config.campaign]}
+    names = {slug(n): n for n in [*Pipeline(config).files.known_campaigns(), *created, config.campaign]}
     out = {names.get(s, s): True for s in indexed}
     for name in (config.campaign, *created):
         if slug(name) not in indexed:
@@ -197,10 +192,10 @@ def run_index(
     typed: bool = False,
 ) -> IndexReport:
     """Index with a progress bar; returns the IndexReport (errors are the caller's to show). ``typed``: a
-    folder someone typed on a page, read only where folders may be read (``rag.ingest.folders``)."""
+    folder someone typed on a page, read only where folders may be read (``Pipeline.files``)."""
     require(config.role, "sync" if typed else "index")  # said before the model loads; indexing checks again
     if typed:
-        notes_dir = allowed_folder(config, notes_dir)
+        notes_dir = Pipeline(config).files.allowed_folder(notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
 
     def progress(done: int, total: int) -> None:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from rag.config import RetrievalConfig
-from rag.ingest.indexing import IndexReport
 from rag.models import Chunk, Hit, format_session
+from rag.pipeline import IndexReport
 
 STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "expansion", "rerank")
 STAGE_LABELS = {

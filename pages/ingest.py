@@ -14,14 +14,12 @@ from app import routing, state
 from app.tables import chunks_frame, gm_marking, ingest_summary, report_frame
 from rag import access
 from rag.errors import ChroniclerError
-from rag.ingest.campaign_files import save_campaign_uploads
-from rag.ingest.folders import sync_roots
-from rag.ingest.uploads import notes_source as remembered_source
-from rag.ingest.uploads import remember_source, uploads_dir, within_uploads
+from rag.pipeline import Pipeline
 
 routing.require_router()
 config = state.get_config()
 campaign = state.current_campaign(config)
+notes_files = Pipeline(config).files  # where uploads go and which folders may be read (no store opened)
 ss = st.session_state
 
 st.title(":material/upload_file: Ingest notes")
@@ -57,7 +55,7 @@ def index_folder(folder: Path | str, typed: bool = False) -> None:
     """Read ``folder`` into the campaign (``typed``: a folder typed on this page, read only where allowed)."""
     try:
         report = state.run_index(config, folder, campaign, typed=typed)
-        remember_source(config, campaign, config.resolve(str(folder)).resolve())
+        notes_files.remember_source(campaign, config.resolve(str(folder)).resolve())
     except ChroniclerError as err:
         st.error(err.one_line())
         return
@@ -90,7 +88,7 @@ with upload_tab:
         icon=":material/play_arrow:",
     ):
         try:
-            result = save_campaign_uploads(config, campaign, [(f.name, f.getvalue()) for f in files], replace)
+            result = notes_files.save_uploads(campaign, [(f.name, f.getvalue()) for f in files], replace)
         except ChroniclerError as err:
             st.error(err.one_line())
         else:
@@ -100,19 +98,19 @@ with upload_tab:
                     + ", ".join(result.ignored[:8])
                     + ("…" if len(result.ignored) > 8 else "")
                 )
-            index_folder(uploads_dir(config, campaign))
+            index_folder(notes_files.uploads_dir(campaign))
 
 with folder_tab:
-    known = remembered_source(config, campaign)  # a folder synced before; never a campaign's uploads
+    known = notes_files.source(campaign)  # a folder synced before; never a campaign's uploads
     folder = st.text_input(
         "Folder path on the server",
-        value=str(known) if known is not None and not within_uploads(config, known) else "",
+        value=str(known) if known is not None and not notes_files.within_uploads(known) else "",
         key=f"sync_folder_{campaign}",
         placeholder="/home/me/Obsidian/My campaign",
         help="For a vault that lives on the machine running Chronicler. Only this folder and its subfolders "
         "are read; changed files are re-read, deleted files are removed from the campaign.",
     )
-    st.caption("Folders are read from inside " + ", ".join(f"`{r}`" for r in sync_roots(config)) + " only.")
+    st.caption("Folders are read from inside " + ", ".join(f"`{r}`" for r in notes_files.readable_roots()) + " only.")
     if st.button(
         "Sync this folder", type="primary", key="sync_go", disabled=not folder.strip(), icon=":material/sync:"
     ):

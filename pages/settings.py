@@ -13,9 +13,9 @@ from app import settings_form as sections
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
-from rag import access, registry
+from rag import access
 from rag.errors import ChroniclerError
-from rag.ingest.uploads import notes_source
+from rag.pipeline import Pipeline
 
 routing.require_router()
 config = state.get_config()
@@ -44,7 +44,7 @@ if ss.get(sections.REINDEX):
             "use the new ones.",
             icon=":material/sync_problem:",
         )
-        source = notes_source(config, campaign)
+        source = state.pipeline(config).files.source(campaign)
         if source is None:
             st.caption("No notes folder is known for this campaign: add the notes again on the Ingest page.")
         elif st.button(f"Re-index {campaign} now", type="primary", key="s_reindex", icon=":material/sync:"):
@@ -74,7 +74,7 @@ with advanced, st.container(border=True):
         "The model that turns notes and questions into meaning vectors (embeddings). Changing it "
         "means every passage is read again."
     )
-    backends = registry.available("embedders")
+    backends = Pipeline.backends("embedders")
     c1, c2, c3 = st.columns([1, 2, 1])
     c1.selectbox(
         "Backend",

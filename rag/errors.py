@@ -88,3 +88,12 @@ def is_disk_full(err: BaseException) -> bool:
     if isinstance(err, OSError):
         return err.errno in DISK_FULL_ERRNOS
     return bool(_ENGINE_DISK_FULL.search(str(err)))
+
+
+def no_llm_error(feature: str) -> ModelUnavailableError:
+    """What a stage that needs an LLM says when none is configured, with the fix."""
+    return ModelUnavailableError(
+        f"{feature} needs an LLM, and none is configured (the answerer is the offline one).",
+        hint="Fix: on the Settings page choose an OpenAI-compatible answer provider (OpenAI, Ollama, "
+        "llama.cpp server…), or set `answer.backend: openai` with `answer.base_url` and `answer.model`.",
+    )

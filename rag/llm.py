@@ -20,16 +20,7 @@ DEFAULT_MODEL = "gpt-4o-mini"
 
 def llm_configured(config: AnswerConfig) -> bool:
     """True when the player chose an OpenAI-compatible answer provider (the only LLM Chronicler knows)."""
-    return config.backend == "openai"
-
-
-def no_llm_error(feature: str) -> ModelUnavailableError:
-    """What a stage that needs an LLM says when none is configured, with the fix."""
-    return ModelUnavailableError(
-        f"{feature} needs an LLM, and none is configured (the answerer is the offline one).",
-        hint="Fix: on the Settings page choose an OpenAI-compatible answer provider (OpenAI, Ollama, "
-        "llama.cpp server…), or set `answer.backend: openai` with `answer.base_url` and `answer.model`.",
-    )
+    return config.uses_llm
 
 
 class LLMClient:

@@ -17,30 +17,45 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rag import registry
 from rag.answering import AnswerStream, named_sessions, respond, standalone_question
 from rag.campaign.aliases import AliasTable
 from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve
 from rag.campaign.order import session_order
 from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
-from rag.config import Config, deep_merge, dotted, validate
+from rag.config import AnswerConfig, Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
 from rag.errors import CampaignNotFoundError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
-from rag.ingest.campaign_files import alias_path, drop_campaign
+from rag.ingest.campaign_files import CampaignFiles, alias_path, drop_campaign
 from rag.ingest.indexing import IndexReport, sync_campaign
+from rag.llm import LLMClient
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
 from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
+from rag.rerankers.cross_encoder import resolve_model
 from rag.search.retrieval import Retrieval, Retriever
 from rag.stores import Store, get_store
 from rag.tracking import record_answer
 
 T = TypeVar("T")
 # What the front door hands back besides the value objects of rag.models: pages import them from here
-__all__ = ["Cast", "Entity", "IndexReport", "Pipeline", "RecapLine", "Retrieval", "SessionEntry", "SessionKey"]
+__all__ = [
+    "Cast",
+    "CampaignFiles",
+    "Embedder",
+    "Entity",
+    "IndexReport",
+    "Pipeline",
+    "RecapLine",
+    "Retrieval",
+    "SessionEntry",
+    "SessionKey",
+    "Store",
+]
 
 
 class Pipeline:
@@ -320,6 +335,40 @@ class Pipeline:
     def store_place(self) -> str:
         """Where the store writes, for messages: its server, or its folder."""
         return self.config.store.url or self.config.store_path
+
+    # -- parts and checks, for the app's caches and its Settings page ----------------------------------
+
+    @property
+    def files(self) -> CampaignFiles:
+        """The campaigns' files: uploads, the folders notes were read from, which folders may be read."""
+        return CampaignFiles(self.config)
+
+    @staticmethod
+    def load_embedder(config: Config) -> Embedder:
+        """The configured embedding model, loaded (seconds): what the app keeps in ``st.cache_resource``; a model
+        that does not load raises ``ModelUnavailableError`` with the fix."""
+        return get_embedder(config.embedding)
+
+    @staticmethod
+    def open_store(config: Config) -> Store:
+        """A client of the configured store (a folder is locked while it is open): close it when done."""
+        return get_store(config)
+
+    @staticmethod
+    def backends(kind: str) -> list[str]:
+        """The backends installed for a stage (``embedders``, ``stores``, ``rerankers``…), by config string."""
+        return registry.available(kind)
+
+    @staticmethod
+    def reranking_model(model: str) -> str:
+        """Where the ``cross-encoder`` reranker would load ``model`` from; ``ModelUnavailableError`` if nowhere."""
+        return resolve_model(model)
+
+    @staticmethod
+    def ping_answer_model(answer: AnswerConfig) -> str:
+        """Ask the answer model for one word and return what it said (errors in player words)."""
+        ping = [{"role": "user", "content": "Reply with the single word: ready"}]
+        return LLMClient(answer).complete(ping, max_tokens=16)
 
     def close(self) -> None:
         if self._owns_store and self._store is not None:

@@ -177,3 +177,23 @@ def test_the_readme_layout_table_names_every_module_and_nothing_that_is_gone():
     top = {p.name for p in ROOT.iterdir()}
     gone = [w for w in named if "/" in w and w.split("/")[0] in top and not (ROOT / w).exists()]
     assert (sorted(set(missing)), gone) == ([], [])
+
+
+# What the pages and app/ may import from the library: the front door (``rag.pipeline``, which also hands out the
+# types it returns), the values passed through it (models, config, errors, who may act) and the measurements, which
+# sit above the Pipeline and drive one. Stores, models, backends, the campaign's reading, ingest and run records
+# are reached through the Pipeline only.
+FRONT_DOOR = {"rag.pipeline", "rag.models", "rag.config", "rag.errors", "rag.access", "rag.measure"}
+
+
+def test_the_pages_reach_the_library_through_the_front_door_only():
+    found = []
+    for path in PRODUCTION:
+        if module_name(path).startswith("rag"):
+            continue
+        for imported, _ in imports(path):
+            module = project_module(imported)
+            if module and module.startswith("rag") and module != "rag":
+                if not any(module == d or module.startswith(d + ".") for d in FRONT_DOOR):
+                    found.append(f"{module_name(path)} imports {module}")
+    assert found == []

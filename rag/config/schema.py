@@ -160,6 +160,11 @@ class AnswerConfig(Section):
     refusal_floor: float = Field(0.32, ge=0, le=1)  # extractive: best sentence score below this → refuse
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
 
+    @property
+    def uses_llm(self) -> bool:
+        """The player chose an OpenAI-compatible answer provider (the only language model Chronicler knows)."""
+        return self.backend == "openai"
+
 
 class LimitsConfig(Section):
     """Bounds on what one person can ask of a shared app; each is enforced with a message naming it."""

@@ -7,8 +7,9 @@ searching only the original question.
 from __future__ import annotations
 
 from rag.config import Config
+from rag.errors import no_llm_error
 from rag.expanders import QueryExpander, clean_variants
-from rag.llm import LLMClient, llm_configured, no_llm_error
+from rag.llm import LLMClient, llm_configured
 from rag.question import Question
 
 PROMPT = (

@@ -15,7 +15,17 @@ from pathlib import Path
 
 from rag.access import require
 from rag.config import Config
-from rag.ingest.uploads import SaveResult, forget_source, save_uploads, uploads_dir
+from rag.ingest.folders import allowed_folder, sync_roots
+from rag.ingest.uploads import (
+    SaveResult,
+    forget_source,
+    known_campaigns,
+    notes_source,
+    remember_source,
+    save_uploads,
+    uploads_dir,
+    within_uploads,
+)
 from rag.models import VISIBILITIES
 from rag.stores import Store
 
@@ -49,3 +59,41 @@ def drop_campaign(config: Config, store: Store, campaign: str, uploads: bool = F
     if uploads:
         shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
     forget_source(config, campaign)
+
+
+class CampaignFiles:
+    """A campaign's files as the pages see them (``Pipeline.files``): where uploads go, which folder a campaign was
+    read from, which folders may be read at all. Every action checks the config's ``role`` where it runs."""
+
+    def __init__(self, config: Config):
+        self.config = config
+
+    def save_uploads(self, campaign: str, uploads: Sequence[tuple[str, bytes]], replace: bool = False) -> SaveResult:
+        return save_campaign_uploads(self.config, campaign, uploads, replace)
+
+    def uploads_dir(self, campaign: str) -> Path:
+        """The folder a campaign's uploaded notes are kept in (indexing it reads them)."""
+        return uploads_dir(self.config, campaign)
+
+    def within_uploads(self, folder: Path) -> bool:
+        """The folder is (inside) a campaign's uploads: never offered to be read as a notes folder."""
+        return within_uploads(self.config, folder)
+
+    def source(self, campaign: str) -> Path | None:
+        """The folder the campaign's notes were last read from, if one was."""
+        return notes_source(self.config, campaign)
+
+    def remember_source(self, campaign: str, folder: Path) -> None:
+        remember_source(self.config, campaign, folder)
+
+    def known_campaigns(self) -> list[str]:
+        """Campaign names as typed (in the app or with ``--campaign``), indexed or not."""
+        return known_campaigns(self.config)
+
+    def readable_roots(self) -> list[Path]:
+        """The folders notes may be read from (``notes.sync_roots``, and the notes folder)."""
+        return sync_roots(self.config)
+
+    def allowed_folder(self, folder: str | Path) -> Path:
+        """The folder, resolved, when notes may be read from it; else ``NotesError`` naming the setting."""
+        return allowed_folder(self.config, folder)

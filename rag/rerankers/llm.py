@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from rag.config import AnswerConfig, RerankConfig
-from rag.llm import LLMClient, llm_configured, no_llm_error
+from rag.errors import no_llm_error
+from rag.llm import LLMClient, llm_configured
 from rag.models import Hit
 from rag.question import Question
 from rag.rerankers import Reranker
