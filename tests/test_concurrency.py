@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from rag.config import load_config
 from rag.measure.stats import p50_p95
 from rag.pipeline import Pipeline
@@ -16,6 +18,7 @@ from tests.helpers import SMALL_CAMPAIGN, VAULT, write_notes
 SESSIONS = 20
 
 
+@pytest.mark.long  # an index runs in a loop beside twenty sessions
 def test_twenty_sessions_ask_while_an_index_runs(tmp_path, real_embedder):
     config = load_config(overrides={"data_dir": str(tmp_path / "data")})
     shared = Pipeline(config, embedder=real_embedder)

@@ -56,6 +56,7 @@ def test_the_waits_double_after_the_free_tries_and_are_forgotten_after_a_quiet_w
     assert tries.wrong == 1
 
 
+@pytest.mark.long  # it waits out the delay it checks
 def test_the_tenth_wrong_try_in_a_row_waits_several_seconds(caplog):
     caplog.set_level(logging.WARNING, logger="chronicler.gm")
     at = start()
@@ -98,6 +99,7 @@ def test_a_long_input_is_refused_at_once():
     assert attempt(at, PASSPHRASE) == ""  # and the real one still opens
 
 
+@pytest.mark.long  # it waits for the view to go idle
 def test_the_gm_view_closes_after_a_while_unused(monkeypatch):
     monkeypatch.setenv("CHRONICLER_GM_VIEW__IDLE_MINUTES", "0.05")  # 3 s
     at = start()
