@@ -85,7 +85,8 @@ def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
 def in_story_order_when_tied(found: list[tuple[Chunk, float]]) -> list[tuple[Chunk, float]]:
     """A stage's results best first, passages with equal scores in story order. Engines order ties as they
     please, and differently from one process to the next (the embedded engine's keyword search did): a tie's rank
-    is a feature of the reranker, so the same question got another answer in another run (docs/EVALUATION.md)."""
+    is a feature of the reranker, so the same question got another answer in another run (a FairytaleQA question
+    moved between "high" and "medium" confidence)."""
     return sorted(found, key=lambda found: (-found[1], found[0].story_key))
 
 
