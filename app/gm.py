@@ -28,6 +28,7 @@ import time
 import streamlit as st
 
 from app.throttle import Tries
+from rag import access
 from rag.access import GM, OWNER, PLAYER, Role
 from rag.config import GM_PASSPHRASE_ENV, Config, GMViewConfig, load_config
 
@@ -200,3 +201,16 @@ def _idle_timer(idle_seconds: float) -> None:
             st.rerun(scope="app")
 
     watch()
+
+
+def only_for_the_gm(config: Config, action: str, what: str) -> None:
+    """Stop the page here for a session that may not do ``action`` (``rag.access``), saying in a player's words
+    that ``what`` is the game master's while the app is shared, and how the GM opens the GM view."""
+    if access.may(config.role, action):
+        return
+    st.info(
+        f"{what} are for the game master while Chronicler is shared with the table. Ask your game master, or open "
+        "the GM view in the sidebar (Game master → passphrase).",
+        icon=":material/lock:",
+    )
+    st.stop()

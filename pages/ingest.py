@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app import routing, state
+from app import gm, routing, state
 from app.tables import chunks_frame, gm_marking, ingest_summary, report_frame
 from rag import access
 from rag.errors import ChroniclerError
@@ -23,14 +23,7 @@ notes_files = Pipeline(config).files  # where uploads go and which folders may b
 ss = st.session_state
 
 st.title(":material/upload_file: Ingest notes")
-if not access.may(config.role, "upload"):
-    st.info(
-        "Adding notes, reading folders on the server and deleting campaigns are for the game master while "
-        "Chronicler is shared with the table. Ask your game master, or open the GM view in the sidebar "
-        "(Game master → passphrase).",
-        icon=":material/lock:",
-    )
-    st.stop()
+gm.only_for_the_gm(config, "upload", "Adding notes, reading folders on the server and deleting campaigns")
 st.caption(
     "Chronicler reads Markdown (.md) and text (.txt) notes, PDF handouts, e-mailed recaps (.eml), saved web "
     "pages (.html) and Word or Google Docs exports (.docx). Re-adding a file only re-reads what changed."

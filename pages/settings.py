@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import model_tests, routing, sidebar, state
+from app import gm, model_tests, routing, sidebar, state
 from app import settings_form as sections
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
-from rag import access
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
 
@@ -24,14 +23,7 @@ ss = st.session_state
 
 
 st.title(":material/settings: Settings")
-if not access.may(config.role, "settings"):
-    st.info(
-        "Settings (the language model, its address and key, where notes are stored) are for the game master "
-        "while Chronicler is shared with the table. Ask your game master, or open the GM view in the sidebar "
-        "(Game master → passphrase).",
-        icon=":material/lock:",
-    )
-    st.stop()
+gm.only_for_the_gm(config, "settings", "Settings (the language model, its address and key, where notes are stored)")
 st.caption(
     "Saved for this computer in configs/local.yaml. Each section is saved on its own; the rest of the "
     "machinery is under Advanced at the bottom."
