@@ -9,7 +9,9 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
   (a refusal counts as a miss);
 - ``short_answer_correct``: share of answerable questions whose lead line (the answer's first paragraph, when the
   answer opens with a short answer on a line of its own) contains the gold answer's key term (``key_term``), by
-  the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss.
+  the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss;
+- ``short_answer_precision``: of the answers that show a lead line, the share whose lead holds the key term (how
+  often a short answer a player sees is right).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def score_answer(q, result) -> dict[str, Any]:
         "refused": result.refused,
         "confidence": result.confidence,
         "support": result.trace.get("support"),
+        "signals": result.trace.get("signals") or {},
     }
     if not q.answerable:
         row["refusal_correct"] = float(result.refused)
@@ -66,6 +69,7 @@ def score_answer(q, result) -> dict[str, Any]:
     row["false_refusal"] = float(result.refused)
     if key := key_term(q):
         row["short_answer_correct"] = float(not result.refused and key in norm(lead_line(result.text)))
+        row["lead_shown"] = float(not result.refused and bool(lead_line(result.text)))
     text = norm(result.text)
     row["has_evidence"] = float(not result.refused and any(norm(e) and norm(e) in text for e in q.evidence))
     if not result.refused and q.evidence:
@@ -83,14 +87,28 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         return round(sum(values) / len(values), 4) if values else None
 
     cited = sum(r.get("citations", 0) for r in rows)
+    shown = [r for r in rows if _lead_shown(r)]
     out = {
         "refusal_accuracy": mean("refusal_correct"),
         "false_refusal_rate": mean("false_refusal"),
         "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rows) / cited, 4) if cited else None,
         "answer_has_evidence": mean("has_evidence"),
         "short_answer_correct": mean("short_answer_correct"),
+        "short_answer_precision": round(sum(r["short_answer_correct"] for r in shown) / len(shown), 4)
+        if shown
+        else None,
     }
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _lead_shown(row: dict[str, Any]) -> bool:
+    """The answer opened with a short answer that the gold answer can check (results written before
+    ``lead_shown`` was recorded are read from their answer text)."""
+    if "short_answer_correct" not in row:
+        return False
+    if "lead_shown" in row:
+        return bool(row["lead_shown"])
+    return bool(lead_line(row.get("answer", ""))) and not row.get("refused")
 
 
 def run_answer_eval(

@@ -25,6 +25,7 @@ ANSWER_COLUMNS = [
     "citation_precision",
     "answer_has_evidence",
     "short_answer_correct",
+    "short_answer_precision",
 ]
 LEVELS = ("high", "medium", "low")
 
