@@ -16,6 +16,7 @@ from typing import Any
 
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
+from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
 from rag.names import names, norm
 from rag.question import Question, read_question
@@ -98,6 +99,13 @@ def confidence(
     if coverage < 1.0:  # an unchecked citation: a sure search does not vouch for it
         both = min(both, LEVELS.index(level))
     return LEVELS[both]
+
+
+def holds_evidence(signals: dict[str, float], support: float | None, note: str | None) -> float | None:
+    """How likely the answer holds what answers the question, by the learned model (None without one, or without
+    the offline answerer's signals)."""
+    decisions = load_decisions()
+    return decisions.probability("holds_evidence", with_rules(signals, support, note)) if decisions else None
 
 
 def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
@@ -215,6 +223,12 @@ def respond(
         "support": support,
         "verdict": retrieval.verdict,  # the reranker's word on the best passage, part of the confidence
         "support_note": assessed.note if support is not None else None,
+        "signals": {
+            **assessed.signals,
+            "top_rerank": min(hits, key=lambda h: h.rank).scores.get("rerank", 0.0) if hits else 0.0,
+            "top_dense": min(hits, key=lambda h: h.rank).scores.get("dense", 0.0) if hits else 0.0,
+            "unknown_names": float(len(retrieval.unknown)),
+        },
         "refusal_floor": config.refusal_floor if support is not None else None,
         "timings": {
             **{f"retrieve_{s}": v for s, v in retrieval.timings.items()},
@@ -250,6 +264,12 @@ def respond(
         trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
         level = "low" if refused else confidence(support, config.refusal_floor, hits, citations, retrieval.verdict)
+        held = holds_evidence(trace["signals"], support, assessed.note) if config.confidence == "learned" else None
+        trace["holds_evidence"] = held
+        if held is not None and not refused and citations and all(c.chunk_id for c in citations):
+            level = (
+                "high" if held >= config.confidence_high else "medium" if held >= config.confidence_medium else "low"
+            )
         return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
     pieces = generator.generate(standalone, hits, history, assessed)

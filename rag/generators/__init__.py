@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rag import registry
@@ -45,6 +45,7 @@ class Support:
     score: float | None = None
     note: str | None = None
     reading: Any = None
+    signals: dict[str, float] = field(default_factory=dict)  # what it saw, in numbers (recorded in the trace)
 
 
 class Generator(ABC):

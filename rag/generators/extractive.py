@@ -28,6 +28,7 @@ from rag.generators._sentences import (
     split_sentences,
     story_order,
 )
+from rag.generators._signals import signals
 from rag.generators._unsaid import unsaid
 from rag.models import Hit
 from rag.names import content_words, names_passage, words
@@ -124,7 +125,7 @@ class ExtractiveGenerator(Generator):
         The note says which, in words a player reads."""
         sentences = self.scored(question, hits)
         score, note = self._support(question, sentences)
-        return Support(score, note, Reading(reading_key(question, hits), sentences))
+        return Support(score, note, Reading(reading_key(question, hits), sentences), signals(question, sentences))
 
     def _support(self, question: Question, sentences: list[Sentence]) -> tuple[float, str | None]:
         if not sentences:

@@ -1,0 +1,55 @@
+"""The answerer's learned decisions: how likely the notes are to answer a question, and how likely an answer is to
+hold what answers it, from the numbers the offline answerer records (``_signals``).
+
+Trained by ``scripts/train_answerer.py`` on FairytaleQA *train* only (no headline number comes from it): a
+logistic model per decision over standardised signals, shipped as ``decisions.json`` beside this module with its
+provenance. Where and how much it is used (``answer.answerable_floor``, the confidence bands) is chosen on the
+dev sets' *tune* parts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+DECISIONS_PATH = Path(__file__).with_name("decisions.json")
+RULES = {  # a rule's refusal note → the signal saying it fired (as scripts/train_answerer.py reads it)
+    "rule_says_unknown": " only says ",
+    "rule_unsaid": "no passage found ",
+    "rule_missing_detail": " never give",
+}
+
+
+class Decisions:
+    def __init__(self, spec: dict):
+        self.features: list[str] = spec["features"]
+        self.models: dict[str, dict] = spec["models"]
+        self.spec = spec
+
+    def probability(self, decision: str, signals: dict[str, float]) -> float | None:
+        """P(``decision``) for these signals, or None when the model does not know this decision or the
+        answerer recorded no signals (a language model answered)."""
+        model = self.models.get(decision)
+        if model is None or not signals:
+            return None
+        z = model["bias"]
+        for name, w, m, s in zip(self.features, model["weights"], model["mean"], model["scale"], strict=True):
+            z += w * (float(signals.get(name, 0.0)) - m) / (s or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def with_rules(signals: dict[str, float], support: float | None, note: str | None) -> dict[str, float]:
+    """The signals with the support score and which rule fired, as the models read them."""
+    out = dict(signals)
+    out["support"] = support or 0.0
+    for name, marker in RULES.items():
+        out[name] = float(marker in (note or ""))
+    return out
+
+
+@lru_cache(maxsize=2)
+def load_decisions(path: str = str(DECISIONS_PATH)) -> Decisions | None:
+    p = Path(path)
+    return Decisions(json.loads(p.read_text(encoding="utf-8"))) if p.is_file() else None

@@ -1,0 +1,196 @@
+"""Train the answerer's decisions: whether the notes can answer (refuse or not), and how sure to be of an answer.
+
+Why learned: the refusal floor and the confidence rules were one threshold each on one score, fitted to the dev
+sets; on vaults nobody had seen they refused less than half of the unanswerable questions. The signals the
+offline answerer records (``rag/generators/_signals.py``: how well the best sentences match, whether the
+question's words other than names are said anywhere, whether the asked detail is there, the reranker's score)
+are combined by a logistic model trained on FairytaleQA *train* only:
+
+- answerable: a question asked of its own story;
+- not answerable: the same question asked of the next story (another campaign), and asked "as of" the section
+  before the first one that answers it (the notes up to then cannot say it).
+
+    python scripts/train_answerer.py mine --notes ../shared/data/fairytaleqa/train \\
+        --questions ../shared/data/fairytaleqa-train.jsonl --out /tmp/answerer/train.jsonl
+    python scripts/train_answerer.py train --train /tmp/answerer/train.jsonl --out rag/generators/decisions.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def mine(args) -> None:
+    from rag.config import load_config
+    from rag.measure.evaluation import corpora
+    from rag.measure.questions import _question
+    from rag.models import Filters
+    from rag.names import norm
+    from rag.pipeline import Pipeline
+
+    config = load_config(overrides={"data_dir": str(Path(args.data).resolve()), "tracking.enabled": False})
+    lines = Path(args.questions).read_text(encoding="utf-8").splitlines()
+    questions = [_question(json.loads(line)) for line in lines if line.strip()]
+    questions = [q for q in questions if q.evidence and q.sessions]
+    rng = random.Random(args.seed)
+    groups = corpora(Path(args.notes), questions, story_dirs=True)
+    names = sorted(groups)
+    pipeline = Pipeline(config)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    try:
+        for campaign in names:
+            pipeline.index(groups[campaign][0], campaign)
+        log(f"indexed {len(names)} stories")
+        with out.open("w", encoding="utf-8") as f:
+            for i, campaign in enumerate(names):
+                qs = list(groups[campaign][1])
+                rng.shuffle(qs)
+                other = names[(i + 1) % len(names)]
+                for q in qs[: args.per_story]:
+                    cases = [("own", campaign, None, 1), ("other story", other, None, 0)]
+                    first = min(q.sessions)
+                    if first > 1:
+                        cases.append(("before its section", campaign, Filters(session_max=first - 1), 0))
+                    for case, where, filters, answerable in cases:
+                        a = pipeline.answer(q.question, where, filters)
+                        text = norm(a.text)
+                        held = any(norm(e) and norm(e) in text for e in q.evidence) and not a.refused
+                        row = {
+                            "id": q.id,
+                            "case": case,
+                            "answerable": answerable,
+                            "refused": a.refused,
+                            "has_evidence": float(held) if answerable else None,
+                            "confidence": a.confidence,
+                            "support": a.trace.get("support"),
+                            "rule": a.trace.get("support_note"),
+                            "signals": a.trace.get("signals", {}),
+                        }
+                        f.write(json.dumps(row) + "\n")
+                        n += 1
+                if (i + 1) % 20 == 0:
+                    log(f"{i + 1}/{len(names)} stories, {n} answers")
+    finally:
+        pipeline.close()
+    log(f"wrote {out}: {n} answers")
+
+
+def features(row: dict, names: list[str]) -> list[float]:
+    """One row's numbers in the order of ``names``, read as the product reads them (``with_rules``)."""
+    from rag.generators._decisions import with_rules
+
+    s = with_rules(row.get("signals") or {}, row.get("support"), row.get("rule"))
+    return [float(s.get(n, 0.0)) for n in names]
+
+
+FEATURES = [
+    "support",
+    "best_score",
+    "second_score",
+    "best_meaning",
+    "best_overlap",
+    "rest_words",
+    "rest_in_best",
+    "rest_in_top",
+    "rest_anywhere",
+    "names_found",
+    "typed_in_picks",
+    "verb_said",
+    "best_rank",
+    "top_rerank",
+    "top_dense",
+    "unknown_names",
+    "rule_says_unknown",
+    "rule_unsaid",
+    "rule_missing_detail",
+]
+
+
+def fit(x: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int):
+    """A logistic model on standardised features; its strength chosen by grouped cross-validation (a story's
+    questions stay on one side) for the log-loss."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold, cross_val_score
+
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = (x - mean) / scale
+    best = None
+    for c in (0.01, 0.03, 0.1, 0.3, 1.0):
+        model = LogisticRegression(C=c, max_iter=2000)
+        score = cross_val_score(model, z, y, groups=groups, cv=GroupKFold(5), scoring="neg_log_loss").mean()
+        log(f"  C={c}: cross-validated log-loss {-score:.4f}")
+        if best is None or score > best[0]:
+            best = (score, c)
+    model = LogisticRegression(C=best[1], max_iter=2000).fit(z, y)
+    return model, mean, scale, best[1]
+
+
+def train(args) -> None:
+    rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
+    groups = np.array([r["id"].rsplit("-", 1)[0] for r in rows])  # the story
+    x = np.array([features(r, FEATURES) for r in rows])
+    out: dict = {"features": FEATURES, "trained_on": args.train, "script": "scripts/train_answerer.py", "models": {}}
+    targets = {
+        "answerable": (np.ones(len(rows), bool), np.array([r["answerable"] for r in rows])),
+        "holds_evidence": (
+            np.array([r["answerable"] == 1 and not r["refused"] for r in rows]),
+            np.array([bool(r.get("has_evidence")) for r in rows]),
+        ),
+    }
+    for target, (keep, y) in targets.items():
+        log(f"{target}: {int(keep.sum())} rows, {int(y[keep].sum())} positive")
+        model, mean, scale, c = fit(x[keep], y[keep].astype(int), groups[keep], args.seed)
+        out["models"][target] = {
+            "weights": [round(float(w), 6) for w in model.coef_[0]],
+            "bias": round(float(model.intercept_[0]), 6),
+            "mean": [round(float(m), 6) for m in mean],
+            "scale": [max(round(float(s), 6), 1e-6) for s in scale],
+            "C": c,
+            "rows": int(keep.sum()),
+        }
+        order = np.argsort(-np.abs(model.coef_[0]))
+        log("  weights: " + ", ".join(f"{FEATURES[i]} {model.coef_[0][i]:+.2f}" for i in order[:8]))
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    log(f"wrote {args.out}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("mine")
+    m.add_argument("--notes", required=True)
+    m.add_argument("--questions", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--data", default="/tmp/answerer/data")
+    m.add_argument("--per-story", type=int, default=6)
+    m.add_argument("--seed", type=int, default=0)
+    t = sub.add_parser("train")
+    t.add_argument("--train", required=True)
+    t.add_argument("--out", required=True)
+    t.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    {"mine": mine, "train": train}[args.cmd](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
