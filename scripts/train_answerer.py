@@ -1,6 +1,7 @@
-"""Train the answerer's decisions: whether the notes can answer (refuse or not), and how sure to be of an answer.
+"""Train the answerer's decisions: how sure to be of an answer (shipped), and whether the notes can answer at all
+(``--answerable``: measured, not shipped, docs/experiments/README.md).
 
-Why learned: the refusal floor and the confidence rules were one threshold each on one score, fitted to the dev
+Why learned: the confidence rules and the refusal floor were one threshold each on one score, fitted to the dev
 sets; on vaults nobody had seen they refused less than half of the unanswerable questions. The signals the
 offline answerer records (``rag/generators/_signals.py``: how well the best sentences match, whether the
 question's words other than names are said anywhere, whether the asked detail is there, the reranker's score)
@@ -148,14 +149,22 @@ def train(args) -> None:
     rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
     groups = np.array([r["id"].rsplit("-", 1)[0] for r in rows])  # the story
     x = np.array([features(r, FEATURES) for r in rows])
-    out: dict = {"features": FEATURES, "trained_on": args.train, "script": "scripts/train_answerer.py", "models": {}}
+    out: dict = {
+        "features": FEATURES,
+        "trained_on": args.source,
+        "rows": len(rows),
+        "script": "scripts/train_answerer.py (mine, then train; see its docstring)",
+        "models": {},
+    }
     targets = {
-        "answerable": (np.ones(len(rows), bool), np.array([r["answerable"] for r in rows])),
         "holds_evidence": (
             np.array([r["answerable"] == 1 and not r["refused"] for r in rows]),
             np.array([bool(r.get("has_evidence")) for r in rows]),
         ),
     }
+    if args.answerable:  # measured, not used: on the dev sets' tune parts it tells unanswerable questions apart
+        # no better than chance (AUC .54); docs/experiments/README.md
+        targets["answerable"] = (np.ones(len(rows), bool), np.array([r["answerable"] for r in rows]))
     for target, (keep, y) in targets.items():
         log(f"{target}: {int(keep.sum())} rows, {int(y[keep].sum())} positive")
         model, mean, scale, c = fit(x[keep], y[keep].astype(int), groups[keep], args.seed)
@@ -187,6 +196,13 @@ def main() -> int:
     t.add_argument("--train", required=True)
     t.add_argument("--out", required=True)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--answerable", action="store_true", help="also the answerability model (an experiment)")
+    t.add_argument(
+        "--source",
+        default="FairytaleQA train (../shared/data/fairytaleqa-train.jsonl): 6 questions a story, seed 0, each asked "
+        "of its story, of the next story and before its first answering section",
+        help="what the mined file was made from, for the model's provenance",
+    )
     args = p.parse_args()
     {"mine": mine, "train": train}[args.cmd](args)
     return 0
