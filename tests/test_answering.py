@@ -295,3 +295,29 @@ def test_a_name_the_notes_never_write_is_refused_without_generating(pipeline, qu
 def test_a_name_written_some_other_way_is_not_refused_for_it(pipeline, question):
     result = pipeline.with_settings(generator=with_fake()).answer(question, "demo")
     assert not result.refused, result.text
+
+
+def test_the_shipped_confidence_model_reads_only_what_the_answerer_records():
+    """Every feature the model weighs is a signal the offline answerer records, a rule it applies, or its
+    support; the file is small and says what it was trained on."""
+    from rag.generators._decisions import DECISIONS_PATH, RULES, load_decisions
+
+    decisions = load_decisions()
+    assert DECISIONS_PATH.stat().st_size < 20_000 and "FairytaleQA train" in decisions.spec["trained_on"]
+    recorded = {"sentences", "best_score", "second_score", "best_meaning", "best_overlap", "rest_words"}
+    recorded |= {"rest_in_best", "rest_in_top", "rest_anywhere", "names_found", "typed_in_picks", "verb_said"}
+    recorded |= {"best_rank", "top_rerank", "top_dense", "unknown_names", "support", *RULES}
+    assert set(decisions.features) <= recorded
+
+
+def test_learned_confidence_trusts_an_answer_whose_best_passage_the_reranker_is_sure_of(pipeline):
+    """The same answer is more likely to hold what answers it when the reranker is sure of its best passage, and
+    every answer's trace says how likely (the chat's badge reads the band)."""
+    from rag.answering import holds_evidence
+
+    result = pipeline.answer("Which bear did Vex tame?", "demo")
+    assert 0.0 <= result.trace["holds_evidence"] <= 1.0
+    signals = dict(result.trace["signals"])
+    sure = holds_evidence({**signals, "top_rerank": 4.0}, result.trace["support"], None)
+    doubtful = holds_evidence({**signals, "top_rerank": -4.0}, result.trace["support"], None)
+    assert sure > doubtful
