@@ -92,14 +92,16 @@ def render_answers(results: list[dict], splits: dict) -> str:
             lines.append(f"| {set_name(r)} | {part} | {len(rows)} | {cells} | {_seconds(rows)} |")
     lines += [
         "",
-        "Confidence against what the answer holds (answerable questions, every part): the share of answers with an"
-        " evidence span, and the citation precision, per label:",
+        "Confidence against what the answer holds (answered answerable questions, every part): per label, the share"
+        " of answers that hold an evidence span, and the citation precision. The labels state how likely an answer"
+        ' holds what answers it: "Found it" (high) at least .7, "Probably" (medium) .5 to .7, "Not sure" (low)'
+        " below .5 (`answer.confidence_high`, `confidence_medium`):",
         "",
         "| set | high | medium | low |",
         "|---|---|---|---|",
     ]
     for r in results:
-        answerable = [q for q in r["answers"]["per_question"] if "has_evidence" in q]
+        answerable = [q for q in r["answers"]["per_question"] if "has_evidence" in q and not q.get("refused")]
         if not answerable:
             continue
         cells = []
