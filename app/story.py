@@ -41,6 +41,11 @@ def entities_frame(entities: list[Entity]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
 
 
+def most_mentioned(entities: list[Entity], n: int = 15) -> pd.DataFrame:
+    """The Campaign page's "Most mentioned": the first entries of People & places (the same ``Cast``), by name."""
+    return pd.DataFrame([(e.name, e.mentions) for e in entities[:n]], columns=["name", "passages"])
+
+
 def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
     rows = [
         {

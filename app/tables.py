@@ -7,7 +7,6 @@ read as "scored badly" when the truth is "was not asked".
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import pandas as pd
@@ -184,11 +183,6 @@ def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
 
 def sessions_of(chunks: Sequence[Chunk]) -> list:
     return sorted({c.session for c in chunks if c.session is not None})
-
-
-def top_entities(chunks: Sequence[Chunk], n: int = 15) -> pd.DataFrame:
-    counts = Counter(e for c in chunks for e in set(c.entities))
-    return pd.DataFrame(counts.most_common(n), columns=["entity", "passages"])
 
 
 def gm_marking(report: IndexReport, view: str) -> str:

@@ -1,0 +1,109 @@
+"""When the notes say two names are one person, place or thing, and when a link's words only point at it.
+
+A page's own names are statements: its file name, its title, its front matter ``aliases:`` ("The Professor" for
+Locke Hancock). A link's shown text is one only when it *names* the page: ``[[Scanlan Shorthalt|Scanlan]]`` and
+``[[Percival de Rolo|Percy]]`` do, but ``[[Percy|Bad News]]`` (his gun), ``[[Keyleth|druid]]`` (what she is) or
+``[[Fire Ashari|Keyleth's people]]`` do not. No word list tells them apart; how the notes use the words does:
+
+- the shown text is written like a name (its longer words capitalised): "druid", "her father" and "Jester's
+  haversack" describe;
+- it shares a name with the page (a word, or a word's first four letters: Percy and Percival, Matt and Matthew):
+  a short form of the name is the name;
+- otherwise it is a name of the page only if the notes never write the two in one sentence as two things: a
+  person's other name stands *instead of* the person ("the Professor teaches them sea shanties"), while what they
+  carry, ride or lead stands beside them ("Percy brings out Bad News and fires"). Side by side with only a comma,
+  "is", "aka" or brackets between them ("Asmodeus, Lord of the Hells") the notes say they are the same.
+
+A shown text that links to several pages is nobody's other name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from rag.models import Chunk
+
+PREFIX = 4  # letters a short form shares with the name it shortens ("Perc-y", "Perc-ival")
+_WORD = re.compile(r"[\w'’]+")
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
+# What may stand between two names that the notes give as one ("Asmodeus, the Lord of the Hells",
+# 'Percival "Percy" de Rolo', "Vecna (the Whispered One)", "Ozzy, aka Ozymandius", "Locke is the Professor").
+_SAME = re.compile(
+    r"^[\s,:;()\[\]\"'“”‘’—–-]*(?:(?:also known as|aka|a\.k\.a\.|is|was|called|or)\b)?[\s,:;()\[\]\"'“”‘’—–-]*(?:the\s+)?$"
+)
+
+
+def key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def own(name: str) -> str:
+    """ "Grog's" is Grog."""
+    return re.sub(r"['’]s?$", "", name.strip())
+
+
+def is_name(shown: str) -> bool:
+    """A link's shown text written like a name: every longer word capitalised ("the Professor", "Lady Kima of
+    Vord", "Bad News"), not a description that holds one ("Jester's haversack", "A nearby friend")."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", own(shown))
+    long = [w for w in words if len(w) >= PREFIX]
+    return any(w[0].isupper() for w in words) and all(w[0].isupper() for w in long)
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.findall(r"[^\W_]+", own(name).casefold()) if len(w) >= 3]
+
+
+def _short_form(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) if len(short) < PREFIX else short[:PREFIX] == long[:PREFIX]
+
+
+def shares_a_name(a: str, b: str) -> bool:
+    """ "Percy" and "Percival de Rolo", "Vax" and "Vax'ildan", "Lady Kima" and "Kima": a word, or a short form of
+    one, in common."""
+    return any(_short_form(x, y) for x in _words(a) for y in _words(b))
+
+
+def _pattern(names: Iterable[str]) -> re.Pattern | None:
+    alternatives = sorted({key(n) for n in names if n.strip()}, key=len, reverse=True)
+    if not alternatives:
+        return None
+    return re.compile(r"(?<![\w'’])(" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w'’])")
+
+
+def said_apart(chunks: Sequence[Chunk], pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (shown, page) pairs the notes write in one sentence as two things ("Percy takes a shot with Bad
+    News"); pairs side by side as one ("Asmodeus, Lord of the Hells") are not."""
+    pairs = {(key(s), key(p)) for s, p in pairs}
+    if not pairs:
+        return set()
+    shown = _pattern(s for s, _ in pairs)
+    names = {p: {p} | {w for w in _WORD.findall(p) if len(w) >= PREFIX} for _, p in pairs}  # "Percival" of its page
+    owners: dict[str, set[str]] = {}
+    for page, ns in names.items():
+        for n in ns:
+            owners.setdefault(n, set()).add(page)
+    pages = _pattern(owners)
+    by_shown: dict[str, set[str]] = {}
+    for s, p in pairs:
+        by_shown.setdefault(s, set()).add(p)
+    apart: set[tuple[str, str]] = set()
+    for chunk in chunks:
+        folded = re.sub(r"[ \t]+", " ", chunk.text.casefold())
+        if not shown.search(folded):
+            continue
+        for sentence in _SENTENCE.split(folded):
+            found = [(m.group(1), m.span()) for m in shown.finditer(sentence)]
+            if not found:
+                continue
+            named = [(p, m.span()) for m in pages.finditer(sentence) for p in owners[m.group(1)]]
+            for s, (s0, s1) in found:
+                for p, (p0, p1) in named:
+                    if p not in by_shown[s] or (s, p) in apart or (p0 < s1 and s0 < p1):  # one inside the other
+                        continue
+                    between = sentence[min(s1, p1) : max(s0, p0)]
+                    if not _SAME.match(between):
+                        apart.add((s, p))
+    return apart
