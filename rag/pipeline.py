@@ -308,7 +308,8 @@ class Pipeline:
     def recap(
         self, sessions: list[SessionKey], campaign: str | None = None, filters: Filters | None = None
     ) -> list[RecapLine]:
-        return recap(self.passages(campaign, filters), sessions)
+        passages = self.passages(campaign, filters)
+        return recap(passages, sessions, entity_index(passages))
 
     def drop(self, campaign: str, uploads: bool = False) -> None:
         """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""

@@ -75,10 +75,29 @@ def _pattern(names: Iterable[str]) -> re.Pattern | None:
 
 def said_apart(chunks: Sequence[Chunk], pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
     """The (shown, page) pairs the notes write in one sentence as two things ("Percy takes a shot with Bad
-    News"); pairs side by side as one ("Asmodeus, Lord of the Hells") are not."""
-    pairs = {(key(s), key(p)) for s, p in pairs}
+    News"); pairs side by side as one ("Asmodeus, Lord of the Hells") are not. Reading every sentence takes a
+    few tenths of a second on a big campaign, and every page of the app asks again: kept for the same passages."""
+    pairs = frozenset((key(s), key(p)) for s, p in pairs)
     if not pairs:
         return set()
+    return set(_said_apart(tuple(c.content_hash for c in chunks), pairs, chunks))
+
+
+_kept: dict[tuple, frozenset] = {}
+KEEP = 8  # campaigns × views × "as of session" caps remembered
+
+
+def _said_apart(stamp: tuple, pairs: frozenset, chunks: Sequence[Chunk]) -> frozenset:
+    if (found := _kept.get((stamp, pairs))) is not None:
+        return found
+    found = frozenset(_read_apart(chunks, pairs))
+    if len(_kept) >= KEEP:
+        _kept.pop(next(iter(_kept)))
+    _kept[(stamp, pairs)] = found
+    return found
+
+
+def _read_apart(chunks: Sequence[Chunk], pairs: frozenset) -> set[tuple[str, str]]:
     shown = _pattern(s for s, _ in pairs)
     names = {p: {p} | {w for w in _WORD.findall(p) if len(w) >= PREFIX} for _, p in pairs}  # "Percival" of its page
     owners: dict[str, set[str]] = {}
@@ -91,9 +110,10 @@ def said_apart(chunks: Sequence[Chunk], pairs: Iterable[tuple[str, str]]) -> set
         by_shown.setdefault(s, set()).add(p)
     apart: set[tuple[str, str]] = set()
     for chunk in chunks:
-        folded = re.sub(r"[ \t]+", " ", chunk.text.casefold())
-        if not shown.search(folded):
+        folded = chunk.text.casefold()
+        if not any(s in folded for s in by_shown):  # most passages name none of them: skip them fast
             continue
+        folded = re.sub(r"[ \t]+", " ", folded)
         for sentence in _SENTENCE.split(folded):
             found = [(m.group(1), m.span()) for m in shown.finditer(sentence)]
             if not found:
