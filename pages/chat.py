@@ -70,6 +70,8 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
         st.markdown(_md(turn["question"]))
     with st.chat_message("assistant"):
         if turn["answer"] is not None:
+            if fell_back := turn["answer"].trace.get("fallback"):  # the language model did not answer it
+                st.warning(fell_back, icon=":material/cloud_off:")
             st.markdown(_md(turn["answer"].text))
             show_answer(turn["answer"], f"turn{i}", retrieval)
             return
@@ -277,10 +279,16 @@ if asking:
         try:
             with st.spinner(working(cfg)):
                 stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
+            fell_back = getattr(stream, "fell_back", None)
             for notice in stream.notices:
-                st.warning(notice, icon=":material/info:")
-            st.write_stream(_md(piece) for piece in stream)
+                st.warning(notice, icon=":material/cloud_off:" if notice == fell_back else ":material/info:")
+            said, answer_slot = st.empty(), st.empty()
+            with answer_slot:
+                st.write_stream(_md(piece) for piece in stream)
             result = stream.answer
+            if getattr(stream, "restarted", False):  # the model broke off midway: its words give way to the offline
+                said.warning(stream.fell_back, icon=":material/cloud_off:")
+                answer_slot.markdown(_md(result.text))
         except ChroniclerError as err:
             turn["error"] = err.one_line()
             st.error(turn["error"])

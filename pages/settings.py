@@ -50,7 +50,7 @@ if ss.get(sections.REINDEX):
 
 # -- what a player sets first: answers and re-reading (app/settings_form.py) ---------------------------------
 with st.container(border=True):
-    if sections.answers_section(config):
+    if sections.answers_section(config, model_tests.ask_answer_model):
         model_tests.answer_model(config)
 
 with st.container(border=True):

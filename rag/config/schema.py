@@ -159,6 +159,7 @@ class AnswerConfig(Section):
     max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer
     refusal_floor: float = Field(0.32, ge=0, le=1)  # extractive: best sentence score below this → refuse
     history_turns: int = Field(4, ge=0, le=20)  # follow-ups see this many previous turns
+    recheck_seconds: float = Field(60.0, ge=0)  # a model that did not answer is not asked again for this long
 
     @property
     def uses_llm(self) -> bool:
