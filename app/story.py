@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
+from app.tables import without_empty
 from rag.config import Config
 from rag.models import Answer, Chunk, Citation, Filters, Hit
 from rag.pipeline import Cast, Entity, RecapLine, SessionEntry
@@ -38,7 +39,8 @@ def entities_frame(entities: list[Entity]) -> pd.DataFrame:
         }
         for e in entities
     ]
-    return pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
+    frame = pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
+    return without_empty(frame, keep=("name", "passages"))
 
 
 def most_mentioned(entities: list[Entity], n: int = 15) -> pd.DataFrame:
@@ -57,7 +59,8 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
         }
         for e in entries
     ]
-    return pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+    frame = pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+    return without_empty(frame, keep=("session", "scenes"))
 
 
 def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) -> go.Figure:
