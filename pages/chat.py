@@ -126,8 +126,6 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         asked = rewrite.get("standalone") or result.question
         if keyword.startswith(asked) and keyword != asked:
             st.markdown(f"Also looked for other names from your notes: **{_md(keyword[len(asked) :].strip())}**")
-        for text in (trace.get("queries") or [])[1:]:
-            st.markdown(f"Also searched: {_md(text)}")
         if cap := sessions_said(trace.get("filters") or {}):
             st.markdown(cap)
         if trace.get("refusal_rule"):
@@ -138,6 +136,8 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
             st.caption(WHY_CAPTION)
     with advanced:
+        for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's
+            st.markdown(f"Also searched: {_md(text)}")
         for stage, text in (trace.get("variants") or {}).items():
             st.markdown(f"- {stage} search: {_md(text)}")
         filters = trace.get("filters") or {}
@@ -212,7 +212,7 @@ recapping = actions.button(
     "Recap last session",
     icon=":material/history:",
     key="recap_last",
-    disabled=not has_notes or asking,
+    disabled=not has_notes,  # not greyed while an answer comes: it would stay so until the next click
     width="content",
     help="A 'previously on…' of the last session, each line from your notes, cited.",
 )
