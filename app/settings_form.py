@@ -32,11 +32,11 @@ ANSWER_BACKENDS = {
     "extractive": "Offline: quotes your notes (no setup)",
     "openai": "A language model (OpenAI-compatible)",
 }
-RERANKERS = {
-    "learned": "Built in, offline: a small model that weighs how each passage matched (recommended)",
+RERANKERS = {  # short enough for a phone's selectbox; the help says more
+    "learned": "Built in (recommended)",
     "cross-encoder": "A reranking model you downloaded",
-    "late-interaction": "Built in, offline: the search model compares word by word",
-    "llm": "The answer language model rates each passage",
+    "late-interaction": "Built in: word by word (slower)",
+    "llm": "The language model rates each passage",
 }
 
 
@@ -256,15 +256,16 @@ def reranking_section(config: Config) -> None:
         'the most useful first. The sidebar\'s "Rerank passages" switch turns it on for a search.'
     )
     options = list(RERANKERS) + ([r.backend] if r.backend not in RERANKERS else [])
-    c1, c2 = st.columns([2, 1])
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
     backend = c1.selectbox(
         "How passages are re-read",
         options,
         key=init("s_rr_backend", r.backend),
         format_func=lambda name: RERANKERS.get(name, name),
-        help="learned: built in, works offline, takes a few milliseconds; measured to help on the test "
-        "campaigns. cross-encoder: a reranking model you download once. late-interaction: built in, slower. "
-        "llm: the language model from Answers rates each passage (needs one).",
+        help="Built in: a small model shipped with Chronicler weighs how each passage matched; offline, a few "
+        "milliseconds, measured to help on the test campaigns. A reranking model you downloaded once. Word by "
+        "word: the search model compares the question and each passage word by word, slower. The language model "
+        "from Answers rates each passage (needs one).",
     )
     c2.number_input(
         "Passages re-read",

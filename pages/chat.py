@@ -12,7 +12,7 @@ import re
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import WHY_CAPTION, cited_scores_figure, why_figure
+from app.charts import WHY_CAPTION, cited_scores_figure, why_figure, why_legend
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
@@ -134,6 +134,7 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             cited = frozenset(c.chunk_id for c in result.citations if c.chunk_id)
             figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode, cited)
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
+            st.markdown(why_legend(figure), unsafe_allow_html=True)
             st.caption(WHY_CAPTION)
     with advanced:
         for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's

@@ -16,6 +16,7 @@ from app.charts import (
     score_distribution_figure,
     stage_scores_figure,
     why_figure,
+    why_legend,
 )
 from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -117,7 +118,9 @@ for hit in hits:
 # -- why these --------------------------------------------------------------------------------------------
 st.subheader("Why these passages")
 if hits:
-    st.plotly_chart(why_figure(hits, cfg.retrieval, result.mode), width="stretch", config=PLOT, key="chart_why")
+    figure = why_figure(hits, cfg.retrieval, result.mode)
+    st.plotly_chart(figure, width="stretch", config=PLOT, key="chart_why")
+    st.markdown(why_legend(figure), unsafe_allow_html=True)
     st.caption(WHY_CAPTION)
 advanced = st.expander("Advanced: every search stage and candidate", icon=":material/tune:")
 if result.queries[1:]:  # the offline wording is the best passages' shared words, not a question a player asks

@@ -137,9 +137,9 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     # the player's chart (one bar per passage, split by what matched), then under Advanced: stages, score
     # spread, passages per session, and the reranker's moves
     expect(charts).to_have_count(5)
-    passages = charts.first.locator(".ytick")
-    expect(passages).to_have_count(5, timeout=20_000)  # one bar per shown passage
-    expect(charts.first.get_by_text("matched names and words")).to_be_visible()  # the legend, in plain words
+    passages = charts.first.locator(".annotation")
+    expect(passages).to_have_count(5, timeout=20_000)  # one bar per shown passage, its name above it
+    expect(page.locator(".why-legend").get_by_text("matched names and words")).to_be_visible()  # the legend
     settle(page)
     shot(page, "search")
 
