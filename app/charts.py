@@ -46,7 +46,7 @@ WHY_CAPTION = (
 )
 WHY_TITLE = "Why each passage was chosen"
 LABEL_CHARS = 44  # a passage's label longer than this takes two lines (a phone is ~50 characters wide)
-ROW, ROW_TWO_LINES = 44, 58  # pixels per passage: its label above its bar
+ROW, ROW_TWO_LINES, BAR = 46, 64, 16  # pixels per passage (its label above its bar), and a bar's thickness
 
 
 def _label(hit: Hit) -> str:
@@ -104,7 +104,7 @@ def why_figure(
             xref="paper",
             xanchor="left",
             yanchor="bottom",
-            yshift=9,
+            yshift=BAR / 2 + 3,  # just above its own bar
             text=labels[-1],
             showarrow=False,
             align="left",
@@ -113,7 +113,7 @@ def why_figure(
     row = ROW_TWO_LINES if any("<br>" in label for label in labels) else ROW
     fig.update_layout(
         barmode="stack",
-        bargap=0.6 if row == ROW else 0.68,
+        bargap=1 - BAR / row,
         height=110 + row * len(hits),
         margin=dict(l=4, r=12, t=10, b=10),
         title=dict(

@@ -2,7 +2,8 @@
 
 Uses the REAL packaged embedding model (not the fake) to prove the path a player takes: upload a zipped
 vault, read it, search it, move a slider and watch the chart follow. Screenshots of every page go to
-tests/artifacts/screenshots/ (1280 px wide, plus phone width; `make screenshots` refreshes docs/screenshots/). The tests share one server and run in file order.
+tests/artifacts/screenshots/ (1280 px wide, plus phone width; the README's come from test_walkthrough_browser.py,
+`make screenshots`). The tests share one server and run in file order.
 Without Chromium they skip, except under CI (``CI`` set), where a missing browser is a failure.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import ARGS, CHROMIUM, ROOT, SLOW, serve, settle
+from tests.browser import shot as browser_shot
 
 pytestmark = pytest.mark.browser
 
@@ -60,18 +62,7 @@ def page(browser, server):
 
 
 def shot(pg, name: str) -> None:
-    """The whole page: Streamlit scrolls inside its main area, so grow the viewport to fit it first."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    size = pg.viewport_size
-    height = pg.evaluate(
-        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
-        "[data-testid=stAppViewContainer]')].map(e => e.scrollHeight))"
-    )
-    if height > size["height"]:
-        pg.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 6000)})
-        pg.wait_for_timeout(800)  # let plotly redraw at the new size
-    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    pg.set_viewport_size(size)
+    browser_shot(pg, SHOTS, name)
 
 
 def nav(pg, title: str) -> None:

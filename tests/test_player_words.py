@@ -12,35 +12,15 @@ help is not visible text. Anything under an "Advanced" expander or tab (the side
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import VAULT, indexed, start
+from tests.helpers import ENGINE_ROOM, VAULT, indexed, start
 
 pytestmark = pytest.mark.usefixtures("app_env")
 
-FORBIDDEN = [
-    "dense",
-    "sparse",
-    "BM25",
-    "RRF",
-    "fused",
-    "hybrid",
-    "top-k",
-    "threshold",
-    "embedding",
-    "cross-encoder",
-    "late interaction",
-    "Qdrant",
-    "chunk",
-    "payload",
-    "candidates",
-    "extractive",
-]
-PATTERN = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in FORBIDDEN) + r")", re.IGNORECASE)
 SKIPPED_FIELDS = {"id", "form_id", "key", "help", "spec", "data", "type", "icon", "element_type", "tag"}
 CHART_KEYS = {"text", "name", "title", "hovertemplate", "ticktext"}
 
@@ -90,7 +70,7 @@ def visible_text(at: AppTest) -> str:
 
 
 def engine_words(at: AppTest) -> list[str]:
-    return sorted({m.group(0).lower() for m in PATTERN.finditer(visible_text(at))})
+    return sorted({m.group(0).lower() for m in ENGINE_ROOM.finditer(visible_text(at))})
 
 
 def test_no_default_screen_shows_an_engine_room_word(tmp_path):
