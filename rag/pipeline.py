@@ -243,6 +243,7 @@ class Pipeline:
         answer lazily while the stream is read; ``stream.answer`` is the checked ``Answer``. With a language model,
         its first piece is waited for here: a model that does not answer gets the offline answer instead, with a
         notice (``rag.llm.fallback.FallbackStream``)."""
+        question = self.read(question)  # a question too long is refused here, by any answerer
         if not self.config.answer.uses_llm:
             return self._ask(question, campaign, filters, history)
 
@@ -260,7 +261,7 @@ class Pipeline:
 
     def _ask(
         self,
-        question: str,
+        question: Question,
         campaign: str | None = None,
         filters: Filters | None = None,
         history: History | None = None,
