@@ -130,7 +130,7 @@ def test_the_cli_answers_offline_with_the_notice(tmp_path, capsys, monkeypatch):
 # -- saving settings -----------------------------------------------------------------------------------------------
 
 
-def test_saving_a_model_that_does_not_answer_asks_to_confirm(tmp_path, app_env):
+def test_saving_a_model_that_does_not_answer_asks_to_confirm(tmp_path, app_env, llm_server):
     at = start("pages/settings.py")
     at.radio(key="s_answer_backend").set_value("openai").run()
     at.text_input(key="s_answer_url").set_value(closed_port())
@@ -147,13 +147,8 @@ def test_saving_a_model_that_does_not_answer_asks_to_confirm(tmp_path, app_env):
     saved = yaml.safe_load((tmp_path / "local.yaml").read_text(encoding="utf-8"))
     assert saved["answer"]["backend"] == "openai" and "Saved" in texts(at.success)
 
-
-def test_saving_a_model_that_answers_saves_at_once(tmp_path, app_env, llm_server):
-    at = start("pages/settings.py")
-    at.radio(key="s_answer_backend").set_value("openai").run()
-    at.text_input(key="s_answer_url").set_value(llm_server)
-    at.text_input(key="s_answer_model").set_value("known-model")
+    at.text_input(key="s_answer_url").set_value(llm_server)  # a model that answers: saved at once
     at.text_input(key="s_answer_key").set_value(KEY)
     at.button(key="s_save_answer").click().run()
     assert "Saved" in texts(at.success) and not at.warning
-    assert yaml.safe_load((tmp_path / "local.yaml").read_text(encoding="utf-8"))["answer"]["model"] == "known-model"
+    assert yaml.safe_load((tmp_path / "local.yaml").read_text(encoding="utf-8"))["answer"]["base_url"] == llm_server
