@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from rag.campaign.other_names import is_name, own, said_apart, shares_a_name
+from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
 from rag.campaign.other_names import key as _key
 from rag.models import Chunk, format_session
 
@@ -138,7 +138,8 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
                 links.setdefault(s, Counter())[target] += 1
     single = {s: page for s, targets in links.items() if s not in pages and (page := _mostly(targets))}
     written = {s: said[s].most_common(1)[0][0] for s in single}
-    apart = said_apart(chunks, [(written[s], t) for s, t in single.items() if not shares_a_name(written[s], t)])
+    unsure = [(written[s], t) for s, t in single.items() if not shares_a_name(written[s], t)]
+    apart = said_apart(chunks, unsure) | linked_for_its_parts(unsure)
     for s, target in single.items():
         if (s, _key(target)) not in apart:
             for spelling, uses in said[s].items():

@@ -14,7 +14,8 @@ Locke Hancock). A link's shown text is one only when it *names* the page: ``[[Sc
   carry, ride or lead stands beside them ("Percy brings out Bad News and fires"). Side by side with only a comma,
   "is", "aka" or brackets between them ("Asmodeus, Lord of the Hells") the notes say they are the same.
 
-A shown text that links to several pages is nobody's other name.
+A shown text that links to several pages is nobody's other name, and a page linked under many names it shares
+nothing with ("Zadash" as "Archive", "Tri-Spires", "Sparkhammer Smithing") is linked for its parts, not renamed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Sequence
 
 from rag.models import Chunk
 
+MAX_UNLIKE = 2  # a page linked under more names than this that share nothing with it is linked for its parts
 PREFIX = 4  # letters a short form shares with the name it shortens ("Perc-y", "Perc-ival")
 _WORD = re.compile(r"[\w'’]+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
@@ -64,6 +66,16 @@ def shares_a_name(a: str, b: str) -> bool:
     """ "Percy" and "Percival de Rolo", "Vax" and "Vax'ildan", "Lady Kima" and "Kima": a word, or a short form of
     one, in common."""
     return any(_short_form(x, y) for x in _words(a) for y in _words(b))
+
+
+def linked_for_its_parts(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (shown, page) pairs, among those that share no name, of pages linked under more than ``MAX_UNLIKE``
+    such names: a city linked as its districts, a history as its ages. "Ruby of the Sea" and "the Ruby of the Sea"
+    are one name."""
+    unlike: dict[str, set[str]] = {}
+    for shown, page in pairs:
+        unlike.setdefault(key(page), set()).add(" ".join(_WORD.findall(key(shown).removeprefix("the "))))
+    return {(key(s), key(p)) for s, p in pairs if len(unlike[key(p)]) > MAX_UNLIKE}
 
 
 def _pattern(names: Iterable[str]) -> re.Pattern | None:
