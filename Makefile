@@ -26,8 +26,8 @@ test-fast: setup-dev  ## everyday lane, under 3 minutes: unit, snapshot and AppT
 snapshots: setup-dev  ## accept changed answers: rewrite tests/snapshots/answers/ (then review `git diff`)
 	UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q tests/test_answer_snapshots.py
 
-screenshots: setup-dev  ## refresh the README's screenshots from the browser tests
-	CHRONICLER_SCREENSHOTS=$(CURDIR)/docs/screenshots .venv/bin/python -m pytest -q tests/test_browser.py
+screenshots: setup-dev  ## refresh the README's screenshots from the browser walk-through of what a new player tries
+	CHRONICLER_SCREENSHOTS=$(CURDIR)/docs/screenshots .venv/bin/python -m pytest -q tests/test_walkthrough_browser.py
 
 lint: setup-dev  ## ruff's lint rules and its formatter, as CI would see them
 	.venv/bin/ruff check .

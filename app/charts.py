@@ -28,70 +28,113 @@ from rag.config import RetrievalConfig
 from rag.models import Answer, Chunk, Hit
 
 COLORS = {SHOWN: "#7b4f2c", "other": "#c9b79c", "threshold": "#b03a2e"}
+# What matched, one colour each: hues told apart with any colour vision (after Okabe and Ito) and, stacked side by
+# side in one bar, a lightness (CIELAB L*) at least 11 apart from every other, so they differ in grey too
+# (tests/test_tables_and_charts.py measures it).
 MATCH_COLORS = {
-    "keyword": "#7b4f2c",
-    "dense": "#4f7b8c",
-    "context": "#c9a25c",
-    "first_mention": "#8c4f7b",
-    "links": "#6b8c4f",
-    "expansion": "#9c6b4f",
+    "keyword": "#4a2a0f",  # dark brown, L* 21
+    "dense": "#0b5394",  # blue, 35
+    "context": "#c2410c",  # vermillion, 46
+    "first_mention": "#cc79a7",  # reddish purple, 61
+    "links": "#7cc4ef",  # sky blue, 76
+    "expansion": "#f0e442",  # yellow, 89
 }
 WHY_CAPTION = (
     "Each bar is one passage, best first. Its colours show what made it match your question; the longest bar "
-    "matched best (100). A note after a bar says when the closer second look moved it."
+    "matched best (100). Beside a passage's name: whether the answer cites it, and when the closer second look "
+    "moved it."
 )
+WHY_TITLE = "Why each passage was chosen"
+LABEL_CHARS = 44  # a passage's label longer than this takes two lines (a phone is ~50 characters wide)
+ROW, ROW_TWO_LINES, BAR = 46, 64, 16  # pixels per passage (its label above its bar), and a bar's thickness
 
 
 def _label(hit: Hit) -> str:
     return f"#{hit.rank} {hit.chunk.name}"
 
 
+def _wrapped(name: str, notes: Sequence[str] = (), width: int = LABEL_CHARS) -> str:
+    """A passage's label and its notes ("cited", "moved up from #3") on one line, or on two when long: the notes go
+    to the second line, then the scene too (cut after "Session 4 ·"), so no name is ever split."""
+    full = " · ".join([name, *notes])
+    if len(full) <= width:
+        return full
+    if len(name) <= width and notes:
+        return name + "<br>" + " · ".join(notes)
+    head, _, scene = name.partition(" · ")
+    return head + "<br>" + " · ".join([scene, *notes]) if scene else full
+
+
 def why_figure(
     hits: Sequence[Hit], retrieval: RetrievalConfig, mode: str, cited: frozenset[str] = frozenset()
 ) -> go.Figure:
     """One horizontal bar per passage, split by what matched (``MATCH_LABELS``), scaled so the best-matching
-    passage is 100; passages the reranker moved say from where, and an answer's ``cited`` ones say so. The
-    player's "why this passage" chart."""
+    passage is 100 (the axis ends there); each passage's name is written above its bar, with whether the answer
+    cites it and from where the reranker moved it, so nothing sits beside a bar to be cut at either edge on a
+    phone. The legend is drawn by the page under the chart (``why_legend``): a plotly legend wraps over the title
+    on a narrow screen. The player's "why this passage" chart."""
     parts = [contributions(h, retrieval, mode) for h in hits]
     top = max((sum(p.values()) for p in parts), default=0.0) or 1.0
-    labels = [_label(h) + (" (cited)" if h.chunk.id in cited else "") for h in hits]
+    rows = [f"#{h.rank}" for h in hits]  # the bars' own axis: each passage once, whatever its name
     fig = go.Figure()
     for stage, name in MATCH_LABELS.items():
         values = [100 * p.get(stage, 0.0) / top for p in parts]
         if any(values):
             fig.add_trace(
                 go.Bar(
-                    y=labels,
+                    y=rows,
                     x=values,
                     name=name,
                     orientation="h",
                     marker_color=MATCH_COLORS[stage],
-                    hovertemplate="%{y}<br>" + name + ": %{x:.0f}<extra></extra>",
+                    customdata=[h.chunk.name for h in hits],
+                    hovertemplate="%{customdata}<br>" + name + ": %{x:.0f}<extra></extra>",
                 )
             )
-    for hit, label, part in zip(hits, labels, parts, strict=True):
+    labels = []
+    for hit, row in zip(hits, rows, strict=True):
+        notes = ["cited"] if hit.chunk.id in cited else []
         before = hit.ranks.get("first_stage")
         if "rerank" in hit.scores and before and before != hit.rank:
-            where = "up" if before > hit.rank else "down"
-            fig.add_annotation(
-                y=label,
-                x=100 * sum(part.values()) / top,
-                text=f"moved {where} from #{before}",
-                showarrow=False,
-                xanchor="left",
-                xshift=6,
-                font=dict(size=11, color="#555"),
-            )
+            notes.append(f"moved {'up' if before > hit.rank else 'down'} from #{before}")
+        labels.append(_wrapped(_label(hit), notes))
+        fig.add_annotation(
+            y=row,
+            x=0,
+            xref="paper",
+            xanchor="left",
+            yanchor="bottom",
+            yshift=BAR / 2 + 3,  # just above its own bar
+            text=labels[-1],
+            showarrow=False,
+            align="left",
+            font=dict(size=12, color="#2b2118"),
+        )
+    row = ROW_TWO_LINES if any("<br>" in label for label in labels) else ROW
     fig.update_layout(
         barmode="stack",
-        height=140 + 34 * len(hits),
-        margin=dict(l=10, r=10, t=70, b=10),
-        title="Why each passage was chosen",
-        xaxis=dict(title="how well it matched (best = 100)", range=[0, 130]),
-        yaxis=dict(autorange="reversed", title=None, automargin=True),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, title=None),
+        bargap=1 - BAR / row,
+        height=110 + row * len(hits),
+        margin=dict(l=4, r=12, t=10, b=10),
+        title=dict(
+            text=WHY_TITLE, x=0, xref="paper", xanchor="left", automargin=True, y=1, yref="container", pad=dict(b=14)
+        ),
+        showlegend=False,
+        xaxis=dict(title="how well it matched (best = 100)", range=[0, 100], fixedrange=True, automargin=True),
+        yaxis=dict(type="category", autorange="reversed", title=None, showticklabels=False, fixedrange=True),
     )
     return fig
+
+
+def why_legend(fig: go.Figure) -> str:
+    """The chart's legend, written by the page under it (HTML): a coloured square and the words for each thing
+    that matched in this chart. Kept out of the chart so it can wrap on a phone without covering the title."""
+    items = [
+        f'<span style="white-space:nowrap;margin-right:1.2em"><span style="color:{t.marker.color};'
+        f'font-size:1.1em">■</span> {t.name}</span>'
+        for t in fig.data
+    ]
+    return '<div class="why-legend" style="font-size:0.9em;line-height:1.8">' + " ".join(items) + "</div>"
 
 
 def stage_scores_figure(hits: Sequence[Hit], mode: str) -> go.Figure:

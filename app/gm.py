@@ -23,6 +23,7 @@ import hmac
 import logging
 import math
 import os
+import threading
 import time
 
 import streamlit as st
@@ -47,15 +48,50 @@ SECRET_KEY = "gm_passphrase"  # in .streamlit/secrets.toml
 PLAYER_LABEL = "Player view: GM notes hidden"
 GM_LABEL = "GM view: GM-only notes shown"
 WRONG = "That is not the GM passphrase."
+HOW_TO_SHARE = (
+    "Notes marked GM only (a GM or Session Prep folder, gm-only: true, a #secret tag) are hidden here. To see them, "
+    'and to share Chronicler with your table, set a GM passphrase: gm_passphrase = "…" in '
+    ".streamlit/secrets.toml beside Chronicler, or the CHRONICLER_GM_PASSPHRASE environment variable. Then open "
+    "the GM view here with it (docs/SECRETS.md)."
+)
+HOW_TO_OPEN = "The game master types the passphrase set for this app to see the GM-only notes in this browser."
 
 
 def passphrase() -> str:
-    """The configured passphrase, or "" when none is set (no GM view)."""
+    """The configured passphrase, or "" when none is set (no GM view). A secrets file that changed or was removed
+    is read again (``_secrets_files_changed``): removing the passphrase turns the GM view off without a restart."""
+    if _secrets_files_changed():
+        reset = getattr(st.secrets, "_reset", None)  # Streamlit reads the file once, and never again
+        if reset is not None:
+            reset()
     try:
         secret = st.secrets.get(SECRET_KEY, "")
     except Exception:  # no secrets.toml, or one that does not parse: no passphrase from there
         secret = ""
     return str(secret or os.environ.get(GM_PASSPHRASE_ENV, "")).strip()
+
+
+_seen_files: list[tuple] = []  # the secrets files as last seen: (path, modified) of each, None when missing
+
+
+def _secrets_files_changed() -> bool:
+    """Whether a secrets file Streamlit reads was added, changed or removed since the last look. The app runs
+    without a file watcher (.streamlit/config.toml), so Streamlit would keep what it read at the first page."""
+    from streamlit import config as streamlit_config
+
+    stamp = []
+    for path in streamlit_config.get_option("secrets.files") or []:
+        try:
+            stamp.append((path, os.stat(path).st_mtime_ns))
+        except OSError:
+            stamp.append((path, None))
+    with _seen_lock:
+        changed = bool(_seen_files) and _seen_files[0] != stamp
+        _seen_files[:] = [stamp]
+    return changed
+
+
+_seen_lock = threading.Lock()
 
 
 def view(settings: GMViewConfig) -> str:
@@ -178,9 +214,12 @@ def draw(config: Config) -> None:
         return
     st.caption(f":material/visibility_off: {PLAYER_LABEL}")
     if not passphrase():
+        with st.expander("How a game master sees GM notes", key="gm_how"):
+            st.caption(HOW_TO_SHARE)
         return
     notice = st.session_state.get(NOTICE)
     with st.expander("Game master", expanded=bool(notice)):
+        st.caption(HOW_TO_OPEN)
         with st.form("gm_unlock", border=False):
             # No max_chars here: Streamlit would cut a longer input silently and it would read as a wrong guess;
             # unlock refuses it by its length instead, before anything is compared.

@@ -47,25 +47,32 @@ def _redact(text: str, *secrets: str | None) -> str:
     return text
 
 
-def answer_model(config: Config) -> None:
-    """Ask the answer model as typed for one word, and say what came back."""
+def ask_answer_model(config: Config) -> tuple[str, str | None]:
+    """Ask the answer model as typed (saved or not) for one word: (its reply, None), or ("", why it did not answer,
+    in a player's words, with no key in it)."""
     typed = st.session_state.get("s_answer_key")
     try:
         access.require(config.role, "test")
         cand = test_candidate(config, "answer")
         settings = cand.answer.model_copy(update={"max_retries": 0, "timeout": min(cand.answer.timeout, TEST_TIMEOUT)})
-        with st.spinner("Asking the model…"):
-            reply = Pipeline.ping_answer_model(settings)
+        return Pipeline.ping_answer_model(settings), None
     except ChroniclerError as err:
-        st.error(f"The answer model did not answer: {_redact(err.one_line(), typed, config.answer.api_key)}")
+        return "", _redact(err.one_line(), typed, config.answer.api_key)
     except Exception as err:  # noqa: BLE001 - any failure of a connection test is the answer to show
         first = str(err).splitlines()[0] if str(err) else ""
-        st.error(
-            f"The answer model did not answer: {type(err).__name__}: {_redact(first, typed, config.answer.api_key)}"
-        )
-    else:
-        said = f" It replied: “{reply[:80]}”." if reply else ""
-        st.success(f"The model '{settings.model or 'gpt-4o-mini'}' answered.{said}", icon=":material/check_circle:")
+        return "", f"{type(err).__name__}: {_redact(first, typed, config.answer.api_key)}"
+
+
+def answer_model(config: Config) -> None:
+    """Ask the answer model as typed for one word, and say what came back."""
+    with st.spinner("Asking the model…"):
+        reply, failed = ask_answer_model(config)
+    if failed is not None:
+        st.error(f"The answer model did not answer: {failed}")
+        return
+    said = f" It replied: “{reply[:80]}”." if reply else ""
+    model = st.session_state.get("s_answer_model", "").strip() or "gpt-4o-mini"
+    st.success(f"The model '{model}' answered.{said}", icon=":material/check_circle:")
 
 
 def store(config: Config) -> None:

@@ -11,6 +11,8 @@ tests them, checked in each handler (``rag.access``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from app import gm
@@ -20,6 +22,9 @@ from rag.errors import ChroniclerError, ModelUnavailableError, no_llm_error
 from rag.pipeline import Pipeline
 
 MSG = "_settings_msg"
+# (the reply, or None and why it did not answer) of the answer model as typed: app.model_tests.ask_answer_model
+AskModel = Callable[[Config], tuple[str, str | None]]
+CONFIRM = "_confirm_answer_model"  # why the language model typed in Answers did not answer, until saved or kept
 REINDEX = "_reindex_needed"
 # Typed secrets and their "remove" checkboxes, per section: emptied after every save of that section.
 SECRETS = {"store": ("s_api_key", "s_forget_key"), "answer": ("s_answer_key", "s_answer_forget")}
@@ -27,11 +32,11 @@ ANSWER_BACKENDS = {
     "extractive": "Offline: quotes your notes (no setup)",
     "openai": "A language model (OpenAI-compatible)",
 }
-RERANKERS = {
-    "learned": "Built in, offline: a small model that weighs how each passage matched (recommended)",
+RERANKERS = {  # short enough for a phone's selectbox; the help says more
+    "learned": "Built in (recommended)",
     "cross-encoder": "A reranking model you downloaded",
-    "late-interaction": "Built in, offline: the search model compares word by word",
-    "llm": "The answer language model rates each passage",
+    "late-interaction": "Built in: word by word (slower)",
+    "llm": "The language model rates each passage",
 }
 
 
@@ -119,13 +124,23 @@ def candidate(config: Config, section: str) -> Config:
     return validate(deep_merge(config.model_dump(), dotted(changes(section), keep_none=True)))
 
 
-def save(section: str) -> None:
+def save(section: str, ask_model: AskModel | None = None) -> None:
+    """Save one section (a button's callback). With ``ask_model`` (``app.model_tests.ask_answer_model``), answer
+    settings whose language model does not answer are not saved but kept for a confirmation (``CONFIRM``): until it
+    answers, every question would get the offline answer instead."""
     ss = st.session_state
+    ss.pop(CONFIRM, None)
     try:
         access.require(gm.current_role(), "settings")
         trial, saved = candidate(load_config(), section), load_config()
         if section == "embedding" and trial.embedding != saved.embedding:
             Pipeline.load_embedder(trial)  # a model that does not load is refused here, not on every question
+        if section == "answer" and trial.answer.uses_llm and ask_model is not None:
+            _, failed = ask_model(saved.model_copy(update={"role": gm.current_role()}))
+            if failed is not None:
+                ss[CONFIRM] = failed
+                ss.pop(MSG, None)
+                return
         save_local(changes(section))
     except ChroniclerError as err:
         ss[MSG] = (section, "error", err.one_line())
@@ -144,8 +159,29 @@ def message(section: str) -> None:
         (st.error if msg[1] == "error" else st.success)(msg[2])
 
 
-def answers_section(config: Config) -> bool:
-    """The Answers section; whether "Test the answer model" was clicked (``app.model_tests`` runs it)."""
+def confirm_answer_model() -> None:
+    """When the language model typed in Answers did not answer: save anyway, or keep the saved settings."""
+    failed = st.session_state.get(CONFIRM)
+    if failed is None:
+        return
+    st.warning(
+        f"The language model did not answer: {failed} Save these settings anyway? Until it answers, every "
+        "question gets the offline answer quoted from your notes, with a line saying the model did not answer.",
+        icon=":material/cloud_off:",
+    )
+    c1, c2 = st.columns(2)
+    c1.button("Save anyway", key="s_save_answer_anyway", on_click=save, args=("answer",), width="stretch")
+    c2.button(
+        "Keep the saved settings",
+        key="s_keep_answer",
+        on_click=lambda: st.session_state.pop(CONFIRM, None),
+        width="stretch",
+    )
+
+
+def answers_section(config: Config, ask_model: AskModel) -> bool:
+    """The Answers section; whether "Test the answer model" was clicked (``app.model_tests`` runs it). Saving a
+    language model first asks it for a word with ``ask_model``."""
     st.subheader("Answers")
     st.caption(
         "Who writes the answer on the Ask page. The offline answerer quotes the sentences of your notes "
@@ -206,8 +242,9 @@ def answers_section(config: Config) -> bool:
         disabled=backend != "openai",
         help="Sends one tiny question to the model with the settings above (saved or not).",
     )
-    c2.button("Save answers", key="s_save_answer", on_click=save, args=("answer",), width="stretch")
+    c2.button("Save answers", key="s_save_answer", on_click=save, args=("answer", ask_model), width="stretch")
     message("answer")
+    confirm_answer_model()
     return test
 
 
@@ -219,15 +256,16 @@ def reranking_section(config: Config) -> None:
         'the most useful first. The sidebar\'s "Rerank passages" switch turns it on for a search.'
     )
     options = list(RERANKERS) + ([r.backend] if r.backend not in RERANKERS else [])
-    c1, c2 = st.columns([2, 1])
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
     backend = c1.selectbox(
         "How passages are re-read",
         options,
         key=init("s_rr_backend", r.backend),
         format_func=lambda name: RERANKERS.get(name, name),
-        help="learned: built in, works offline, takes a few milliseconds; measured to help on the test "
-        "campaigns. cross-encoder: a reranking model you download once. late-interaction: built in, slower. "
-        "llm: the language model from Answers rates each passage (needs one).",
+        help="Built in: a small model shipped with Chronicler weighs how each passage matched; offline, a few "
+        "milliseconds, measured to help on the test campaigns. A reranking model you downloaded once. Word by "
+        "word: the search model compares the question and each passage word by word, slower. The language model "
+        "from Answers rates each passage (needs one).",
     )
     c2.number_input(
         "Passages re-read",

@@ -67,6 +67,18 @@ def threshold_range(mode: str, config: Config) -> tuple[float, float, float]:
     return top, step, min(max(default, 0.0), top) if mode == config.retrieval.mode else 0.0
 
 
+def kept(key: str, default) -> None:
+    """A widget that is only drawn while another control allows it ("Passages to re-read" under "Rerank
+    passages") keeps its value while it is hidden: Streamlit forgets the value of a widget a run did not draw, so
+    the value is kept beside it and put back when it is drawn again (it went back to its default)."""
+    ss = st.session_state
+    shadow = f"_kept_{key}"
+    if key in ss:
+        ss[shadow] = ss[key]
+    else:
+        ss[key] = ss.get(shadow, default)
+
+
 def search_settings(config: Config) -> tuple[Config, Filters]:
     """The config with the sidebar's mode, top-k and threshold applied, and the session-cap filter."""
     mode = st.session_state.get(MODE) or config.retrieval.mode
@@ -131,11 +143,11 @@ def _search_controls(config: Config, campaign: str) -> None:
     st.markdown("#### Search options")
     _session_cap(config, campaign)
     st.session_state.setdefault(RERANK, config.reranker.enabled)
-    st.session_state.setdefault(REREAD, min(max(5, 5 * round(config.reranker.candidates / 5)), MAX_REREAD))
+    kept(REREAD, min(max(5, 5 * round(config.reranker.candidates / 5)), MAX_REREAD))
     if st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP):
         st.slider("Passages to re-read", 5, MAX_REREAD, step=5, key=REREAD, help=REREAD_HELP)
     st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
-    st.session_state.setdefault(PHRASINGS, config.retrieval.expansion_variants)
+    kept(PHRASINGS, config.retrieval.expansion_variants)
     if st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP):
         if config.answer.uses_llm:  # how many the language model writes; offline there is one wording
             st.slider(
@@ -157,8 +169,8 @@ def _search_controls(config: Config, campaign: str) -> None:
 def _advanced_controls(config: Config) -> None:
     st.session_state.setdefault(MODE, config.retrieval.mode)
     mode = st.radio("How to search", list(MODES), key=MODE, format_func=MODES.get, help=MODE_HELP)
+    kept(KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
     if mode == "hybrid":
-        st.session_state.setdefault(KEYWORD_WEIGHT, float(config.retrieval.keyword_weight))
         st.slider(
             "Weight of exact words",
             0.0,
@@ -179,7 +191,8 @@ def _advanced_controls(config: Config) -> None:
     )
     top, step, default = threshold_range(mode, config)
     tkey = threshold_key(mode)
-    st.session_state.setdefault(tkey, default)
+    for other in MODES:  # each mode's slider keeps its value while another mode's is shown
+        kept(threshold_key(other), threshold_range(other, config)[2])
     st.slider(
         "Minimum score (threshold)",
         0.0,

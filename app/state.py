@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import gm
+from app.tables import ingest_summary
 from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
@@ -209,7 +210,7 @@ def run_index(
             report = p.index(notes_dir, campaign, progress)
         finally:
             changed()
-    bar.progress(1.0, text=f"Done: {report.summary()}")
+    bar.progress(1.0, text=f"Done. {ingest_summary(report, config.view)}")
     return report
 
 

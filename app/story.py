@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import state
+from app.tables import without_empty
 from rag.config import Config
-from rag.models import Answer, Chunk, Citation, Filters, Hit
+from rag.models import Answer, Chunk, Citation, Filters, Hit, format_session
 from rag.pipeline import Cast, Entity, RecapLine, SessionEntry
 
 ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
@@ -38,7 +39,13 @@ def entities_frame(entities: list[Entity]) -> pd.DataFrame:
         }
         for e in entities
     ]
-    return pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
+    frame = pd.DataFrame(rows, columns=["name", "also called", "kind", "passages", "first seen", "last seen"])
+    return without_empty(frame, keep=("name", "passages"))
+
+
+def most_mentioned(entities: list[Entity], n: int = 15) -> pd.DataFrame:
+    """The Campaign page's "Most mentioned": the first entries of People & places (the same ``Cast``), by name."""
+    return pd.DataFrame([(e.name, e.mentions) for e in entities[:n]], columns=["name", "passages"])
 
 
 def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
@@ -52,7 +59,8 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
         }
         for e in entries
     ]
-    return pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+    frame = pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+    return without_empty(frame, keep=("session", "scenes"))
 
 
 def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) -> go.Figure:
@@ -62,21 +70,23 @@ def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) 
         if c.session is not None and c.kind == "session":
             key = (c.campaign_no or 0, c.session)
             counts[key] = counts.get(key, 0) + 1
-    labels = [e.label for e in entries]
+    one_campaign = len({e.key[0] for e in entries}) <= 1  # then a session's number is enough below its bar
+    labels = [format_session(e.key[1]) if one_campaign else e.label.replace(" Session ", " ") for e in entries]
     fig = go.Figure(
         go.Bar(
             x=labels,
             y=[counts.get(e.key, 0) for e in entries],
             marker_color="#7b4f2c",
-            hovertemplate="%{x}: %{y} passages<extra></extra>",
+            customdata=[e.label for e in entries],
+            hovertemplate="%{customdata}: %{y} passages<extra></extra>",
         )
     )
     fig.update_layout(
         height=240,
-        margin=dict(l=10, r=10, t=40, b=10),
-        title=f"Where {entity.name} appears, session by session",
-        xaxis=dict(title="session", type="category", categoryorder="array", categoryarray=labels),
-        yaxis=dict(title="passages naming them", dtick=1 if max(counts.values(), default=0) <= 5 else None),
+        margin=dict(l=10, r=10, t=10, b=10),
+        title=dict(text=f"Where {entity.name} appears", automargin=True, y=1, yref="container", pad=dict(b=8)),
+        xaxis=dict(title="session", type="category", categoryorder="array", categoryarray=labels, automargin=True),
+        yaxis=dict(title="passages", dtick=1 if max(counts.values(), default=0) <= 5 else None, automargin=True),
     )
     return fig
 

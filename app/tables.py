@@ -7,7 +7,6 @@ read as "scored badly" when the truth is "was not asked".
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import pandas as pd
@@ -125,7 +124,18 @@ def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:
     columns += ["GM only"] if view == "gm" and report.gm_only else []
     frame = pd.DataFrame(rows, columns=columns)
     frame["pages"] = frame["pages"].astype("Int64")  # <NA> for files without pages, never 0
-    return frame
+    return without_empty(frame, keep=("file", "status", "passages"))
+
+
+def without_empty(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
+    """The table without the columns that say nothing for these rows (a "pages" column of notes with no PDF, an
+    "in the story" column of notes with no world date): an empty column reads as missing data, or "None"."""
+    empty = [
+        c
+        for c in frame.columns
+        if c not in keep and frame[c].map(lambda v: v is None or v is pd.NA or v == "" or v != v).all()
+    ]
+    return frame.drop(columns=empty)
 
 
 def chunk_session(chunk: Chunk) -> str:
@@ -158,7 +168,7 @@ def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
     columns += ["GM only"] if any(c.secret_by for c in chunks) else []  # only the GM view has GM-only passages
     frame = pd.DataFrame(rows, columns=columns)
     frame["page"] = frame["page"].astype("Int64")
-    return frame
+    return without_empty(frame, keep=("#", "name", "text"))
 
 
 def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
@@ -184,11 +194,6 @@ def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
 
 def sessions_of(chunks: Sequence[Chunk]) -> list:
     return sorted({c.session for c in chunks if c.session is not None})
-
-
-def top_entities(chunks: Sequence[Chunk], n: int = 15) -> pd.DataFrame:
-    counts = Counter(e for c in chunks for e in set(c.entities))
-    return pd.DataFrame(counts.most_common(n), columns=["entity", "passages"])
 
 
 def gm_marking(report: IndexReport, view: str) -> str:

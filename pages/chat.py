@@ -12,7 +12,7 @@ import re
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import WHY_CAPTION, cited_scores_figure, why_figure
+from app.charts import WHY_CAPTION, cited_scores_figure, why_figure, why_legend
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
@@ -70,6 +70,8 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
         st.markdown(_md(turn["question"]))
     with st.chat_message("assistant"):
         if turn["answer"] is not None:
+            if fell_back := turn["answer"].trace.get("fallback"):  # the language model did not answer it
+                st.warning(fell_back, icon=":material/cloud_off:")
             st.markdown(_md(turn["answer"].text))
             show_answer(turn["answer"], f"turn{i}", retrieval)
             return
@@ -124,8 +126,6 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         asked = rewrite.get("standalone") or result.question
         if keyword.startswith(asked) and keyword != asked:
             st.markdown(f"Also looked for other names from your notes: **{_md(keyword[len(asked) :].strip())}**")
-        for text in (trace.get("queries") or [])[1:]:
-            st.markdown(f"Also searched: {_md(text)}")
         if cap := sessions_said(trace.get("filters") or {}):
             st.markdown(cap)
         if trace.get("refusal_rule"):
@@ -134,8 +134,11 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             cited = frozenset(c.chunk_id for c in result.citations if c.chunk_id)
             figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode, cited)
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
+            st.markdown(why_legend(figure), unsafe_allow_html=True)
             st.caption(WHY_CAPTION)
     with advanced:
+        for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's
+            st.markdown(f"Also searched: {_md(text)}")
         for stage, text in (trace.get("variants") or {}).items():
             st.markdown(f"- {stage} search: {_md(text)}")
         filters = trace.get("filters") or {}
@@ -210,7 +213,7 @@ recapping = actions.button(
     "Recap last session",
     icon=":material/history:",
     key="recap_last",
-    disabled=not has_notes or asking,
+    disabled=not has_notes,  # not greyed while an answer comes: it would stay so until the next click
     width="content",
     help="A 'previously on…' of the last session, each line from your notes, cited.",
 )
@@ -277,10 +280,16 @@ if asking:
         try:
             with st.spinner(working(cfg)):
                 stream = state.pipeline(cfg).ask(question, campaign, filters, history=history)
+            fell_back = getattr(stream, "fell_back", None)
             for notice in stream.notices:
-                st.warning(notice, icon=":material/info:")
-            st.write_stream(_md(piece) for piece in stream)
+                st.warning(notice, icon=":material/cloud_off:" if notice == fell_back else ":material/info:")
+            said, answer_slot = st.empty(), st.empty()
+            with answer_slot:
+                st.write_stream(_md(piece) for piece in stream)
             result = stream.answer
+            if getattr(stream, "restarted", False):  # the model broke off midway: its words give way to the offline
+                said.warning(stream.fell_back, icon=":material/cloud_off:")
+                answer_slot.markdown(_md(result.text))
         except ChroniclerError as err:
             turn["error"] = err.one_line()
             st.error(turn["error"])

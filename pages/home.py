@@ -6,7 +6,8 @@ import streamlit as st
 
 from app import campaign_eval, routing, sidebar, state
 from app.charts import chunks_per_session_figure
-from app.tables import files_frame, sessions_of, top_entities
+from app.story import most_mentioned
+from app.tables import files_frame, sessions_of
 from rag import access
 from rag.errors import ChroniclerError
 from rag.measure.evaluation import evaluate
@@ -37,15 +38,21 @@ if not chunks:
     st.stop()
 
 sessions = sessions_of(chunks)
-entities = top_entities(chunks, n=1000)
+_, cap = sidebar.search_settings(config)  # no one from later sessions than "As of session"
+try:
+    cast = state.pipeline(config).cast(campaign, cap)  # the same people and places as People & places
+except ChroniclerError as err:
+    st.error(err.one_line())
+    st.stop()
 files = files_frame(chunks)
 
 cols = st.columns(4)
 cols[0].metric("Sessions", len(sessions), help="Notes whose file name gives a session number, e.g. 'Session 12.md'.")
 cols[1].metric(
     "People, places & things",
-    len(entities),
-    help="Distinct [[wiki links]] in your notes: characters, places, items, factions.",
+    len(cast.entities),
+    help="Everyone and everything your notes [[link]] or give a page, once each whatever name the notes use: "
+    "characters, places, items, factions.",
 )
 cols[2].metric(
     "Passages",
@@ -61,19 +68,22 @@ with left:
     st.plotly_chart(chunks_per_session_figure(chunks), width="stretch", config={"displayModeBar": False})
 with right:
     st.markdown("**Most mentioned**")
-    if entities.empty:
+    top = most_mentioned(cast.entities)
+    if top.empty:
         st.caption("No [[wiki links]] found. Link names in your notes like [[Grog]] to see them here.")
     else:
         st.dataframe(
-            entities.head(15),
+            top,
             hide_index=True,
             width="stretch",
+            key="most_mentioned",
             column_config={
                 "passages": st.column_config.ProgressColumn(
-                    "passages", format="%d", min_value=0, max_value=int(entities["passages"].max())
+                    "passages", format="%d", min_value=0, max_value=int(top["passages"].max())
                 )
             },
         )
+        st.page_link("pages/people.py", label="Everyone on People & places", icon=":material/groups:")
 
 st.subheader("Files")
 st.dataframe(

@@ -6,6 +6,7 @@ one sentence saying so, and each action is refused again where it runs (``Pipeli
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -21,6 +22,7 @@ config = state.get_config()
 campaign = state.current_campaign(config)
 notes_files = Pipeline(config).files  # where uploads go and which folders may be read (no store opened)
 ss = st.session_state
+LEFT_OUT = "_left_out"  # (campaign, [(note, why)]) of the last upload: notes too large to read, not saved
 
 st.title(":material/upload_file: Ingest notes")
 gm.only_for_the_gm(config, "upload", "Adding notes, reading folders on the server and deleting campaigns")
@@ -57,16 +59,47 @@ def index_folder(folder: Path | str, typed: bool = False) -> None:
     st.rerun()
 
 
+def remove_skipped(source: str) -> None:
+    """Button callback: delete a skipped uploaded note, and drop it from the report on screen."""
+    try:
+        Pipeline(state.get_config()).files.remove_upload(campaign, source)
+    except ChroniclerError as err:
+        ss["_flash"] = err.one_line()
+        return
+    kept = ss.get("last_report")
+    if kept and kept[0] == campaign:
+        report = kept[1]
+        report.per_file = [f for f in report.per_file if f.source != source]
+        report.skipped = [s for s in report.skipped if s.source != source]
+    ss["_flash"] = f"Removed {source} from the notes uploaded to {campaign}."
+
+
+def upload_limits(config) -> str:
+    """The sizes an upload may have, as the uploader and the reading agree on them."""
+    notes, documents = config.notes.max_file_mb, config.notes.max_document_mb
+    return (
+        f"Up to {config.limits.upload_mb:g} MB an upload (a zip unpacked); each note up to {notes:g} MB, "
+        f"a PDF, Word file or e-mail up to {documents:g} MB: larger ones are not read."
+    )
+
+
+def _md(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", text)
+
+
 upload_tab, folder_tab = st.tabs([":material/upload: Upload files", ":material/folder_open: Folder on the server"])
 with upload_tab:
+    limits = upload_limits(config)
     files = st.file_uploader(
         "Session notes, handouts, mails or a zipped vault",
         type=sorted({e.lower().lstrip(".") for e in config.notes.extensions} | {"zip"}),
         accept_multiple_files=True,
         key=f"uploads_{ss.get('uploader_round', 0)}",
+        max_upload_size=max(1, int(config.limits.upload_mb)),
         help="Pick several notes (.md, .txt, .pdf, .eml, .html, .docx), or one .zip of your Obsidian vault: "
-        "its folders are kept, images and the .obsidian settings folder are ignored.",
+        f"its folders are kept, images and the .obsidian settings folder are ignored. {limits}",
     )
+    st.caption(limits)
     replace = st.checkbox(
         "Replace the notes uploaded before",
         key="replace_uploads",
@@ -85,6 +118,7 @@ with upload_tab:
         except ChroniclerError as err:
             st.error(err.one_line())
         else:
+            ss[LEFT_OUT] = (campaign, result.too_large)  # said at the top of what happened
             if result.ignored:
                 st.caption(
                     f"Ignored {len(result.ignored)} files that are not notes: "
@@ -113,13 +147,41 @@ with folder_tab:
 last = ss.get("last_report")
 if last and last[0] == campaign:
     report = last[1]
+    known = notes_files.source(campaign)
+    from_uploads = known is None or notes_files.within_uploads(known)
     st.subheader("What happened")
-    if report.files == 0 and report.skipped:  # nothing could be read: not a success to show in green
-        st.warning(
-            f"None of the {len(report.skipped)} files could be read, so nothing was added. The note column "
-            "below says why for each.",
-            icon=":material/error:",
-        )
+    left_out = ss.get(LEFT_OUT)
+    left_out = left_out[1] if left_out and left_out[0] == campaign else []
+    skipped = [
+        f for f in report.per_file if f.status == "skipped" and (config.view == "gm" or f.visibility == "player")
+    ]
+    if skipped or left_out:  # said first, in a warning: a green banner hid them at the bottom of the table
+        if report.files == 0 and not report.chunks:
+            said = "Nothing was added: no file could be read."
+        else:
+            said = ingest_summary(report, config.view)
+        with st.container(border=True, key="skipped_files"):
+            st.warning(
+                f"{said} **{len(skipped) + len(left_out)} {'file was' if len(skipped) + len(left_out) == 1 else 'files were'} "
+                "not read:**",
+                icon=":material/warning:",
+            )
+            for name, why in left_out:
+                st.markdown(f"- **{_md(name)}**: {_md(why)}. It was not saved.")
+            for f in skipped:
+                row = st.container(horizontal=True, vertical_alignment="center")
+                row.markdown(f"- **{_md(f.source)}**: {_md(f.reason)}")
+                if from_uploads and notes_files.uploaded(campaign, f.source):
+                    row.button(
+                        "Remove it",
+                        key=f"remove_{f.source}",
+                        icon=":material/delete:",
+                        on_click=remove_skipped,
+                        args=(f.source,),
+                        help="Delete this file from the notes uploaded to this campaign, so it is not read (and "
+                        "reported as skipped) again. Your own copy is not touched.",
+                        width="content",
+                    )
     else:
         st.success(ingest_summary(report, config.view), icon=":material/check_circle:")
     cols = st.columns(4)

@@ -40,7 +40,19 @@ if st.session_state.get(PICKED) not in names:
     st.session_state[PICKED] = names[0]
 left, right = st.columns([1, 1], gap="large")
 with left:
-    st.dataframe(story.entities_frame(entities), hide_index=True, width="stretch", height=520, key="entities_table")
+    st.dataframe(
+        story.entities_frame(entities),
+        hide_index=True,
+        width="stretch",
+        height=520,
+        key="entities_table",
+        column_order=["name", "also called", "passages"],  # the rest is on each one's page: it fits a phone
+        column_config={
+            "name": st.column_config.TextColumn("name", width=140),
+            "also called": st.column_config.TextColumn("also called", width=130),
+            "passages": st.column_config.NumberColumn("passages", width=70),
+        },
+    )
 with right:
     name = st.selectbox("Show", names, key=PICKED, help="Type to find someone by name.")
     entity = cast.find(name)

@@ -16,6 +16,7 @@ from app.charts import (
     score_distribution_figure,
     stage_scores_figure,
     why_figure,
+    why_legend,
 )
 from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -88,12 +89,6 @@ if filters.session_max is not None:
     summary.append(f"as of Session {format_session(filters.session_max)}")
 summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")
 st.caption(" · ".join(summary))
-if result.queries[1:]:
-    st.caption(
-        "Also searched these wordings: " + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
-        help="Expand the question (sidebar). Each passage keeps its best match; 'found by' in the table "
-        "under Advanced says which wording found it.",
-    )
 expanded = getattr(result, "variants", {}).get("keyword", result.question)
 if result.mode != "dense" and expanded != result.question:
     st.caption(
@@ -123,9 +118,17 @@ for hit in hits:
 # -- why these --------------------------------------------------------------------------------------------
 st.subheader("Why these passages")
 if hits:
-    st.plotly_chart(why_figure(hits, cfg.retrieval, result.mode), width="stretch", config=PLOT, key="chart_why")
+    figure = why_figure(hits, cfg.retrieval, result.mode)
+    st.plotly_chart(figure, width="stretch", config=PLOT, key="chart_why")
+    st.markdown(why_legend(figure), unsafe_allow_html=True)
     st.caption(WHY_CAPTION)
 advanced = st.expander("Advanced: every search stage and candidate", icon=":material/tune:")
+if result.queries[1:]:  # the offline wording is the best passages' shared words, not a question a player asks
+    advanced.caption(
+        "Also searched these wordings: " + " · ".join(f"**{_md(q)}**" for q in result.queries[1:]),
+        help="Expand the question (sidebar). Each passage keeps its best match; 'found by' in the table "
+        "below says which wording found it.",
+    )
 advanced.caption(
     f"{len(hits)} shown of {len(candidates)} candidates · mode: {sidebar.MODES[result.mode]}"
     + (f" · threshold {threshold:g} dropped {below}" if threshold is not None else "")

@@ -13,6 +13,7 @@ from app import settings_form as sections
 from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
+from app.tables import ingest_summary
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
 
@@ -46,11 +47,11 @@ if ss.get(sections.REINDEX):
                 st.error(err.one_line())
             else:
                 ss.pop(sections.REINDEX, None)
-                st.success(f"Done: {report.summary()}")
+                st.success(f"Done. {ingest_summary(report, config.view)}")
 
 # -- what a player sets first: answers and re-reading (app/settings_form.py) ---------------------------------
 with st.container(border=True):
-    if sections.answers_section(config):
+    if sections.answers_section(config, model_tests.ask_answer_model):
         model_tests.answer_model(config)
 
 with st.container(border=True):

@@ -44,15 +44,6 @@ with st.container(border=True):
     st.caption("Every line is a sentence of your notes; the name after it is the passage it comes from.")
 
 st.subheader("Timeline")
-st.dataframe(
-    story.timeline_frame(entries),
-    hide_index=True,
-    width="stretch",
-    key="timeline_table",
-    column_config={
-        "played": st.column_config.TextColumn("played", help="The note's front matter date:, as written"),
-        "in the story": st.column_config.TextColumn("in the story", help="The note's front matter world date:"),
-        "scenes": st.column_config.TextColumn("scenes", width="large"),
-        "first seen": st.column_config.TextColumn("first seen", help="Who the notes link for the first time"),
-    },
-)
+st.caption("Each session's scenes of the story (the table talk around them left out), and who first appears in it.")
+with st.container(height=560 if len(entries) > 12 else "content", border=False, key="timeline"):
+    st.table(story.timeline_frame(entries).set_index("session"), border="horizontal")

@@ -161,11 +161,14 @@ def cmd_run(config: Config, args: argparse.Namespace) -> int:
     finally:
         pipeline.close()
     print(f"run recorded in {folder}", file=sys.stderr)
+    if fell_back := result.trace.get("fallback"):  # the language model did not answer: this is the offline answer
+        print(f"note: {fell_back}", file=sys.stderr)
     if args.json:
         print_json(
             {
                 "question": result.question,
                 "answer": result.text,
+                "notices": result.trace.get("notices", []),
                 "refused": result.refused,
                 "confidence": result.confidence,
                 "citations": [vars(c) for c in result.citations],

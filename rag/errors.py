@@ -53,6 +53,19 @@ class ModelUnavailableError(ChroniclerError):
     """A configured model (embedder, reranker, LLM) is missing or cannot be loaded."""
 
 
+class LanguageModelError(ChroniclerError):
+    """The configured language model did not answer: its server is down or unreachable, refused the key, timed out,
+    does not know the model, or failed (``rag.llm``). ``Pipeline.ask`` and ``search`` answer offline instead."""
+
+
+class LanguageModelKeyError(LanguageModelError, ConfigError):
+    """The language model's server refused the key, or the key may not use the model."""
+
+
+class LanguageModelMissingError(LanguageModelError, ModelUnavailableError):
+    """The language model's server does not know the configured model."""
+
+
 class CampaignNotFoundError(ChroniclerError):
     """The campaign has not been indexed yet."""
 

@@ -26,13 +26,14 @@ from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import AnswerConfig, Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
-from rag.errors import CampaignNotFoundError, LimitError, ModelUnavailableError
+from rag.errors import CampaignNotFoundError, LanguageModelError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
 from rag.ingest.campaign_files import CampaignFiles, alias_path, drop_campaign
 from rag.ingest.indexing import IndexReport, sync_campaign
 from rag.llm import LLMClient
+from rag.llm.fallback import FallbackStream, notice, recently_down, remember
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
 from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
@@ -179,7 +180,39 @@ class Pipeline:
     ) -> Retrieval:
         """The passages for a question (its text, or the ``Question`` already read), with every stage's score;
         mode, k, stages and who is reading (``view``: the player view never returns GM-only passages) from the
-        config."""
+        config. A language model that does not answer (other wordings, re-reading) leaves the search to the offline
+        stages, with a notice (``rag.llm.fallback``)."""
+        if not self._search_asks_the_model():
+            return self._search(question, campaign, filters)
+        reason = recently_down(self.config.answer)
+        if reason is None:
+            try:
+                return self._search(question, campaign, filters)
+            except LanguageModelError as err:
+                reason = err.one_line()
+                remember(self.config.answer, reason)
+        result = self.offline()._search(question, campaign, filters)
+        result.notices.insert(0, notice(reason, searching=True))
+        return result
+
+    def _search_asks_the_model(self) -> bool:
+        r = self.config
+        return r.answer.uses_llm and (
+            r.retrieval.query_expansion or (r.reranker.enabled and r.reranker.backend == "llm")
+        )
+
+    def offline(self) -> Pipeline:
+        """This pipeline without the language model: the offline answerer and search stages (``rag.llm.fallback``)."""
+        changes: dict[str, Any] = {"answer.backend": "extractive"}
+        if self.config.reranker.backend == "llm":
+            changes["reranker.enabled"] = False
+        if self.config.retrieval.expander == "llm":
+            changes["retrieval.expander"] = "vault"
+        return self.with_settings(changes)
+
+    def _search(
+        self, question: str | Question, campaign: str | None = None, filters: Filters | None = None
+    ) -> Retrieval:
         self.require_campaign(campaign)
         question = self.read(question)
         filters = replace(filters or Filters(), view=self.config.view)
@@ -205,9 +238,34 @@ class Pipeline:
         campaign: str | None = None,
         filters: Filters | None = None,
         history: History | None = None,
-    ) -> AnswerStream:
+    ) -> AnswerStream | FallbackStream:
         """Read the question, rewrite a follow-up, search (errors raise here, before anything streams), then
-        answer lazily while the stream is read; ``stream.answer`` is the checked ``Answer``."""
+        answer lazily while the stream is read; ``stream.answer`` is the checked ``Answer``. With a language model,
+        its first piece is waited for here: a model that does not answer gets the offline answer instead, with a
+        notice (``rag.llm.fallback.FallbackStream``)."""
+        question = self.read(question)  # a question too long is refused here, by any answerer
+        if not self.config.answer.uses_llm:
+            return self._ask(question, campaign, filters, history)
+
+        def offline() -> AnswerStream:
+            return self.offline()._ask(question, campaign, filters, history)
+
+        answer = self.config.answer
+        reason = recently_down(answer)
+        if reason is None:
+            try:
+                return FallbackStream(answer, self._ask(question, campaign, filters, history), offline).prime()
+            except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
+                reason = err.one_line()
+        return FallbackStream(answer, None, offline, reason)
+
+    def _ask(
+        self,
+        question: Question,
+        campaign: str | None = None,
+        filters: Filters | None = None,
+        history: History | None = None,
+    ) -> AnswerStream:
         started = time.perf_counter()
         asked = self.read(question)
         turns = self.config.answer.history_turns
@@ -216,7 +274,7 @@ class Pipeline:
         filters = named_sessions(standalone, filters or Filters())
         if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
             filters = self._story_order(standalone, campaign, filters)
-        retrieval = self.search(standalone, campaign, filters)
+        retrieval = self._search(standalone, campaign, filters)  # a model that fails here fails the whole ask
         return respond(asked, standalone, rewrite, retrieval, self.generator, history, self.config.answer, started)
 
     def record(self, answer: Answer) -> Path:
@@ -308,7 +366,8 @@ class Pipeline:
     def recap(
         self, sessions: list[SessionKey], campaign: str | None = None, filters: Filters | None = None
     ) -> list[RecapLine]:
-        return recap(self.passages(campaign, filters), sessions)
+        passages = self.passages(campaign, filters)
+        return recap(passages, sessions, entity_index(passages))
 
     def drop(self, campaign: str, uploads: bool = False) -> None:
         """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""

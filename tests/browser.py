@@ -115,3 +115,71 @@ def app_page(tmp: Path, **env_vars: str) -> Iterator:
             yield pg
         finally:
             browser.close()
+
+
+def shot(pg, folder: Path, name: str) -> None:
+    """The whole page as ``folder/name.png``: Streamlit scrolls inside its main area, so grow the viewport to fit it
+    first (up to 6,000 px), then put it back."""
+    folder.mkdir(parents=True, exist_ok=True)
+    size = pg.viewport_size
+    height = pg.evaluate(
+        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
+        "[data-testid=stAppViewContainer]')].map(e => e.scrollHeight))"
+    )
+    if height > size["height"]:
+        pg.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 6000)})
+        pg.wait_for_timeout(800)  # let plotly redraw at the new size
+    pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    pg.set_viewport_size(size)
+
+
+# Every text a plotly chart draws, and the box it must stay inside: the chart's own drawing.
+_CHART_TEXT = """chart => {
+  const svg = chart.querySelector('svg.main-svg');
+  if (!svg) return null;
+  const frame = svg.getBoundingClientRect();
+  const kinds = {title: '.gtitle', annotation: '.annotation-text', legend: '.legend .legendtext',
+                 xtick: '.xtick text', ytick: '.ytick text', xtitle: '.g-xtitle text', ytitle: '.g-ytitle text'};
+  const texts = [];
+  for (const el of chart.querySelectorAll('.barlayer .point path')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0)
+      texts.push({kind: 'bar', text: '', left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+  }
+  for (const [kind, selector] of Object.entries(kinds)) {
+    for (const el of chart.querySelectorAll(selector)) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && el.textContent.trim())
+        texts.push({kind, text: el.textContent.trim(), left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+    }
+  }
+  return {frame: {left: frame.left, right: frame.right, top: frame.top, bottom: frame.bottom}, texts};
+}"""
+
+
+def chart_problems(pg) -> list[str]:
+    """What a player would see wrong in the page's charts: a text cut at the chart's edge, or two texts (the title,
+    a legend entry, a bar's label, an axis label) drawn over each other or over a bar. Empty when every chart reads
+    cleanly."""
+    problems = []
+    for i, chart in enumerate(pg.locator('[data-testid="stPlotlyChart"]').all()):
+        if not chart.is_visible():
+            continue
+        drawn = chart.evaluate(_CHART_TEXT)
+        if not drawn:
+            continue
+        frame, texts = drawn["frame"], drawn["texts"]
+        for t in texts:
+            inside = frame["left"] - 1 <= t["left"] and t["right"] <= frame["right"] + 1
+            if not inside or t["top"] < frame["top"] - 1 or t["bottom"] > frame["bottom"] + 1:
+                problems.append(f"chart {i}: {t['kind']} '{t['text']}' is cut at the chart's edge")
+        for a_i, a in enumerate(texts):
+            for b in texts[a_i + 1 :]:
+                if a["kind"] == b["kind"] == "bar":  # a bar's parts are stacked side by side
+                    continue
+                gap = 0.0 if a["kind"] in ("xtick", "ytick") and a["kind"] == b["kind"] else 1.0  # ticks may touch
+                across = min(a["right"], b["right"]) - max(a["left"], b["left"])
+                down = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+                if across > gap and down > gap:
+                    problems.append(f"chart {i}: {a['kind']} '{a['text']}' overlaps {b['kind']} '{b['text']}'")
+    return problems

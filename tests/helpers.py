@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,29 @@ SMALL_CAMPAIGN = {
     "- It is a scarred, filthy and desperate illithid, and it begs them for help against the "
     "duergar, promising to lead them to the lost dwarven forges in return.\n",
 }
+
+
+# The engine room's words: never visible to a player outside an "Advanced" expander or tab (test_player_words.py,
+# test_walkthrough_browser.py).
+FORBIDDEN = [
+    "dense",
+    "sparse",
+    "BM25",
+    "RRF",
+    "fused",
+    "hybrid",
+    "top-k",
+    "threshold",
+    "embedding",
+    "cross-encoder",
+    "late interaction",
+    "Qdrant",
+    "chunk",
+    "payload",
+    "candidates",
+    "extractive",
+]
+ENGINE_ROOM = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in FORBIDDEN) + r")", re.IGNORECASE)
 
 
 TESTS = Path(__file__).resolve().parent

@@ -4,6 +4,7 @@ scripted per test through ``Handler.reply``; every request is recorded in ``Hand
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -32,6 +33,10 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_POST(self):
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (a time-out test)
+            self._answer()
+
+    def _answer(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         Handler.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         if Handler.failures_left > 0:
@@ -62,7 +67,7 @@ class Handler(BaseHTTPRequestHandler):
             )
         if model == "slow-model":
             time.sleep(Handler.slow_seconds)
-        elif model != "known-model":
+        elif model not in ("known-model", "breaks-off"):
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
         pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):
@@ -84,6 +89,9 @@ class Handler(BaseHTTPRequestHandler):
             )
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
+        if model == "breaks-off":  # one piece, then the connection drops: a server that dies mid-answer
+            pieces = pieces[:1]
+            self.send_header("Content-Length", "100000")  # promised, never sent
         self.end_headers()
         for piece in pieces:
             event = {
@@ -95,6 +103,9 @@ class Handler(BaseHTTPRequestHandler):
             }
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
             self.wfile.flush()
+        if model == "breaks-off":
+            self.close_connection = True
+            return
         self.wfile.write(b"data: [DONE]\n\n")
 
 

@@ -343,7 +343,7 @@ def test_settings_chunking_change_offers_reindex(tmp_path):
     at.button(key="s_reindex").click()
     at.run()
     assert not at.exception and not at.error, texts(at.error)
-    assert "Done:" in texts(at.success)
+    assert "Done. Read 4 files into" in texts(at.success)
 
 
 def test_store_test_connection_lists_campaigns(tmp_path):
@@ -478,7 +478,7 @@ def test_an_upload_of_only_broken_files_is_not_reported_as_a_success(tmp_path):
     at.run()
     at.button(key="upload_go").click().run()
     assert not at.exception and not at.success
-    assert "None of the 2 files could be read" in texts(at.warning)
+    assert "Nothing was added: no file could be read. **2 files were not read:**" in texts(at.warning)
     table = next(d.value for d in at.dataframe if "status" in d.value.columns)
     assert set(table["status"]) == {"skipped"} and set(table["note"]) == {"binary file", "empty file"}
 

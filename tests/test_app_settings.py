@@ -72,6 +72,8 @@ def test_answer_provider_is_saved_and_the_key_never_shown(tmp_path):
     assert SECRET in everything(at)  # typed and not yet saved: the check below would see a leak
     at.button(key="s_save_answer").click()
     at.run()
+    assert "did not answer" in texts(at.warning)  # nothing listens there: saved only once confirmed
+    at.button(key="s_save_answer_anyway").click().run()
     assert not at.exception and not at.error, texts(at.error)
     assert "Saved." in texts(at.success)
     answer = saved(tmp_path)["answer"]
@@ -95,6 +97,7 @@ def test_answer_provider_is_saved_and_the_key_never_shown(tmp_path):
     at.checkbox(key="s_answer_forget").check()  # removing the key keeps the other settings
     at.button(key="s_save_answer").click()
     at.run()
+    at.button(key="s_save_answer_anyway").click().run()
     assert load_config().answer.api_key is None and saved(tmp_path)["answer"]["model"] == "llama3.2"
     assert SECRET not in (tmp_path / "secrets.toml").read_text()
 
@@ -376,13 +379,17 @@ def test_an_api_key_canary_appears_in_no_page_file_record_or_error(tmp_path, mon
     at = start("pages/settings.py")
     choose_llm(at, "http://127.0.0.1:9/v1", "llama3.2", canary)  # nothing listens there
     at.button(key="s_save_answer").click().run()
+    assert "did not answer" in texts(at.warning) and canary not in texts(at.warning)
+    at.button(key="s_save_answer_anyway").click().run()
     assert load_config().answer.api_key == canary
-    at.button(key="s_test_answer").click().run()
     shown = [everything(at)]
+    at.button(key="s_test_answer").click().run()
+    shown.append(everything(at))
     assert "did not answer" in texts(at.error)
     at.switch_page("pages/chat.py").run()
     at.chat_input(key="chat_question").set_value("Which bear did Vex tame?").run()
-    assert not at.exception and at.error  # the model is unreachable: one readable line
+    assert not at.exception and not at.error  # the model is unreachable: the offline answer and one line
+    assert "did not answer" in texts(at.warning)
     shown.append(everything(at))
     for page in ("pages/home.py", "pages/search.py", "pages/ingest.py", "pages/settings.py"):
         at.switch_page(page).run()

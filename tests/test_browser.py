@@ -2,7 +2,8 @@
 
 Uses the REAL packaged embedding model (not the fake) to prove the path a player takes: upload a zipped
 vault, read it, search it, move a slider and watch the chart follow. Screenshots of every page go to
-tests/artifacts/screenshots/ (1280 px wide, plus phone width; `make screenshots` refreshes docs/screenshots/). The tests share one server and run in file order.
+tests/artifacts/screenshots/ (1280 px wide, plus phone width; the README's come from test_walkthrough_browser.py,
+`make screenshots`). The tests share one server and run in file order.
 Without Chromium they skip, except under CI (``CI`` set), where a missing browser is a failure.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import ARGS, CHROMIUM, ROOT, SLOW, serve, settle
+from tests.browser import shot as browser_shot
 
 pytestmark = pytest.mark.browser
 
@@ -60,18 +62,7 @@ def page(browser, server):
 
 
 def shot(pg, name: str) -> None:
-    """The whole page: Streamlit scrolls inside its main area, so grow the viewport to fit it first."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    size = pg.viewport_size
-    height = pg.evaluate(
-        "Math.max(...[...document.querySelectorAll('[data-testid=stMain], "
-        "[data-testid=stAppViewContainer]')].map(e => e.scrollHeight))"
-    )
-    if height > size["height"]:
-        pg.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 6000)})
-        pg.wait_for_timeout(800)  # let plotly redraw at the new size
-    pg.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    pg.set_viewport_size(size)
+    browser_shot(pg, SHOTS, name)
 
 
 def nav(pg, title: str) -> None:
@@ -137,9 +128,9 @@ def test_search_shows_passages_and_a_slider_changes_the_chart(page):
     # the player's chart (one bar per passage, split by what matched), then under Advanced: stages, score
     # spread, passages per session, and the reranker's moves
     expect(charts).to_have_count(5)
-    passages = charts.first.locator(".ytick")
-    expect(passages).to_have_count(5, timeout=20_000)  # one bar per shown passage
-    expect(charts.first.get_by_text("matched names and words")).to_be_visible()  # the legend, in plain words
+    passages = charts.first.locator(".annotation")
+    expect(passages).to_have_count(5, timeout=20_000)  # one bar per shown passage, its name above it
+    expect(page.locator(".why-legend").get_by_text("matched names and words")).to_be_visible()  # the legend
     settle(page)
     shot(page, "search")
 

@@ -237,22 +237,9 @@ def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
             ],
             "reranking model",
         ),
-        (
-            [
-                "run",
-                "map",
-                "--set",
-                "answer.backend=openai",
-                "--set",
-                "answer.base_url=http://127.0.0.1:9/v1",
-                "--set",
-                "answer.max_retries=0",
-            ],
-            "answer",
-        ),
         (["index", "--data", "{file}/data"], "Cannot"),
     ],
-    ids=["qdrant-url-down", "embedding-model-wrong", "reranker-missing", "llm-unreachable", "data-folder-unusable"],
+    ids=["qdrant-url-down", "embedding-model-wrong", "reranker-missing", "data-folder-unusable"],
 )
 def test_bad_configuration_and_missing_parts_are_one_line_each(vault, capsys, tmp_path, argv, said):
     a_file = tmp_path / "a-file"

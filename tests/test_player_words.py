@@ -1,7 +1,9 @@
-"""Every page in its default state speaks a player's language: none of the engine room's words is visible.
+"""Every page speaks a player's language, in its default state and after each action: none of the engine room's
+words is visible.
 
 Rendered with AppTest on a small indexed campaign, after a question on the chat and search pages and an
-upload on the Ingest page. What counts as visible: titles, text, captions, labels, options, placeholders,
+upload on the Ingest page; then after an upload with a file it cannot read, a question, a recap, a settings save,
+and a question whose language model does not answer. What counts as visible: titles, text, captions, labels, options, placeholders,
 messages, metric labels, table headers and cells, chart titles, axis titles, legends and bar labels. Hover
 help is not visible text. Anything under an "Advanced" expander or tab (the sidebar's, the search page's,
 "Why this answer?" → Advanced, Settings → Advanced) is exempt: that is where the engine room lives.
@@ -10,35 +12,15 @@ help is not visible text. Anything under an "Advanced" expander or tab (the side
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import VAULT, indexed, start
+from tests.helpers import ENGINE_ROOM, VAULT, indexed, start
 
 pytestmark = pytest.mark.usefixtures("app_env")
 
-FORBIDDEN = [
-    "dense",
-    "sparse",
-    "BM25",
-    "RRF",
-    "fused",
-    "hybrid",
-    "top-k",
-    "threshold",
-    "embedding",
-    "cross-encoder",
-    "late interaction",
-    "Qdrant",
-    "chunk",
-    "payload",
-    "candidates",
-    "extractive",
-]
-PATTERN = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in FORBIDDEN) + r")", re.IGNORECASE)
 SKIPPED_FIELDS = {"id", "form_id", "key", "help", "spec", "data", "type", "icon", "element_type", "tag"}
 CHART_KEYS = {"text", "name", "title", "hovertemplate", "ticktext"}
 
@@ -88,7 +70,7 @@ def visible_text(at: AppTest) -> str:
 
 
 def engine_words(at: AppTest) -> list[str]:
-    return sorted({m.group(0).lower() for m in PATTERN.finditer(visible_text(at))})
+    return sorted({m.group(0).lower() for m in ENGINE_ROOM.finditer(visible_text(at))})
 
 
 def test_no_default_screen_shows_an_engine_room_word(tmp_path):
@@ -116,6 +98,44 @@ def test_no_default_screen_shows_an_engine_room_word(tmp_path):
     at.switch_page("pages/settings.py").run()
     found["settings"] = engine_words(at)
     assert {page: words for page, words in found.items() if words} == {}
+
+
+def test_no_screen_after_an_action_shows_an_engine_room_word(tmp_path, llm_server):
+    """After an upload (with a file it cannot read), a question, a recap and a settings save, every page still
+    speaks a player's language: the messages the actions leave ("Done.", what was skipped, "Saved.", a model that
+    did not answer) included."""
+    found = {}
+    at = start("pages/ingest.py")
+    notes = [(Path(n).name, t.encode(), "text/markdown") for n, t in VAULT.items()]
+    at.file_uploader[0].set_value([*notes, ("Session 9.md", b"\x00\x01 not a note", "text/markdown")]).run()
+    at.button(key="upload_go").click().run()
+    assert not at.exception and "not read" in " ".join(str(w.value) for w in at.warning)
+    found["after an upload: ingest"] = engine_words(at)
+    for page in ("home", "people", "story", "search"):
+        at.switch_page(f"pages/{page}.py").run()
+        found[f"after an upload: {page}"] = engine_words(at)
+    at.switch_page("pages/chat.py").run()
+    at.chat_input(key="chat_question").set_value("Who smashed the duergar patrol?").run()
+    found["after a question"] = engine_words(at)
+    at.button(key="recap_last").click().run()
+    assert at.chat_message[-1].markdown[0].value.startswith("Previously on")
+    found["after a recap"] = engine_words(at)
+    at.switch_page("pages/settings.py").run()
+    at.button(key="s_save_reranker").click().run()
+    assert "Saved." in [str(s.value) for s in at.success]
+    found["after saving reranking"] = engine_words(at)
+    at.radio(key="s_answer_backend").set_value("openai").run()
+    at.text_input(key="s_answer_url").set_value(llm_server.replace("/v1", "/down/v1"))  # answers 404: no model
+    at.text_input(key="s_answer_model").set_value("no-such-model")
+    at.button(key="s_save_answer").click().run()
+    assert "did not answer" in " ".join(str(w.value) for w in at.warning)
+    found["after saving a model that does not answer"] = engine_words(at)
+    at.button(key="s_save_answer_anyway").click().run()
+    at.switch_page("pages/chat.py").run()
+    at.chat_input(key="chat_question").set_value("Which bear did Vex tame?").run()
+    assert "did not answer" in " ".join(str(w.value) for w in at.warning)
+    found["a question the model does not answer"] = engine_words(at)
+    assert {state: words for state, words in found.items() if words} == {}
 
 
 def test_the_check_sees_what_it_should(tmp_path):

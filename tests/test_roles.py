@@ -158,4 +158,5 @@ def test_the_gm_view_of_a_shared_app_can_do_each(shared):
     at.text_input(key="s_answer_url").set_value("http://127.0.0.1:9/v1").run()
     at.text_input(key="s_answer_model").set_value("llama3.2").run()
     at.button(key="s_save_answer").click().run()
+    at.button(key="s_save_answer_anyway").click().run()  # nothing listens there: saved once confirmed
     assert "Saved." in texts(at.success) and load_config().answer.base_url == "http://127.0.0.1:9/v1"

@@ -20,7 +20,10 @@ CAMPAIGN = {
 
 
 def frame(at, column: str):
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    """A table of the page holding ``column`` (the timeline is a table that wraps its text; its rows are named by
+    their session)."""
+    tables = [d.value for d in at.dataframe] + [t.value.reset_index() for t in at.table]
+    return next(t for t in tables if column in t.columns)
 
 
 def sync(at, folder):

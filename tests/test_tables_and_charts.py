@@ -221,6 +221,37 @@ def test_why_chart_splits_each_passage_by_what_matched_and_says_when_reranking_m
     assert names == ["matched names and words", "matched meaning", "linked from a matching page"]
     totals = [sum(t["x"][i] for t in fig["data"]) for i in range(2)]
     assert totals[0] == pytest.approx(100) and totals[1] == pytest.approx(100 * 0.04 / first)
-    notes = [a["text"] for a in fig["layout"]["annotations"]]
-    assert notes == ["moved up from #2", "moved down from #1"]
+    labels = [a["text"] for a in fig["layout"]["annotations"]]  # above each bar, nothing beside it
+    assert labels == ["#1 Session 2 · moved up from #2", "#2 Grog · moved down from #1"]
     assert fig["layout"]["xaxis"]["title"]["text"] == "how well it matched (best = 100)"
+    assert fig["layout"]["xaxis"]["range"] == [0, 100] and not fig["layout"]["showlegend"]  # the legend: the page's
+    cited = why_figure(hits, cfg, "hybrid", frozenset({session.id})).to_dict()
+    assert cited["layout"]["annotations"][0]["text"] == "#1 Session 2 · cited · moved up from #2"
+
+
+def lightness(colour: str) -> float:
+    """CIELAB L* of an sRGB colour: how light it looks, whatever its hue."""
+    r, g, b = (int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    y = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 116 * (y ** (1 / 3) if y > 0.008856 else 7.787 * y + 16 / 116) - 16
+
+
+def test_what_matched_is_told_apart_by_lightness_too():
+    """Colours a colour-blind player (or a grey printout) can still tell apart: every two of the "why" chart's
+    colours differ in lightness by 10 L* or more."""
+    from app.charts import MATCH_COLORS
+
+    values = sorted(lightness(c) for c in MATCH_COLORS.values())
+    assert min(b - a for a, b in zip(values, values[1:], strict=False)) >= 10, values
+
+
+def test_a_long_label_takes_two_lines_and_never_splits_a_name():
+    from app.charts import _wrapped
+
+    assert _wrapped("#3 C1 Session 4 · The Plan, Part II (3)") == "#3 C1 Session 4 · The Plan, Part II (3)"
+    assert _wrapped("#3 C1 Session 4 · The Plan", ["cited", "moved up from #5"]) == (
+        "#3 C1 Session 4 · The Plan<br>cited · moved up from #5"
+    )
+    name = "#12 C1 Session 104 · The Battle of Whitestone (2)"
+    assert _wrapped(name, ["cited"]) == "#12 C1 Session 104<br>The Battle of Whitestone (2) · cited"

@@ -1,23 +1,28 @@
 """People, places and things: one entry per entity, however many names the notes give it.
 
 An entity is a ``[[link]]`` target or a reference page (a note outside the session notes: ``NPCs/Brysh.md``).
-Its names come from the notes themselves: the page's file name and title, front matter ``aliases:``, and the
-shown text of ``[[Page|Alias]]`` links; names that differ only in case are one. A mention is a passage that
-links the entity (the notes' own statement that it is there), so the first session of an entity is the first
-session note that links it, which a plain scan of the files gives too (tests/test_campaign.py checks that).
+Its names are joined only where the notes say they are one (``rag.campaign.other_names``): the page's file name
+and title, front matter ``aliases:``, and the shown text of ``[[Page|Alias]]`` links that name the page ("Percy"
+for Percival de Rolo) rather than a thing of theirs ("Bad News", his gun); names that differ only in case are one.
+A mention is a passage that links the entity (the notes' own statement that it is there), so the first session of
+an entity is the first session note that links it, which a plain scan of the files gives too
+(tests/test_campaign.py checks that). Every page that lists people (the Campaign page, People & places, "Seen
+with") reads this one index through ``Pipeline.cast``.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
+from rag.campaign.other_names import key as _key
 from rag.models import Chunk, format_session
 
 MAX_RELATED = 8
+MOSTLY = 4  # a shown name names one page when it links there at least this many times as often as elsewhere
 SessionKey = tuple[int, float]  # (campaign number or 0, session): "C2 Session 6" is not "C1 Session 6"
 
 
@@ -29,10 +34,6 @@ def session_label(key: SessionKey) -> str:
     """How the notes name a session: "Session 6", "C2 Session 6"."""
     number, session = key
     return f"C{number} Session {format_session(session)}" if number else f"Session {format_session(session)}"
-
-
-def _key(name: str) -> str:
-    return " ".join(name.casefold().split())
 
 
 @dataclass
@@ -62,69 +63,120 @@ class Entity:
         return session_label(self.last_session) if self.sessions else ""
 
 
-def _own(name: str) -> str:
-    """ "Grog's" is Grog."""
-    return re.sub(r"['’]s$", "", name.strip())
-
-
-def is_name(shown: str) -> bool:
-    """A link's shown text that names (capitalised: "the Professor"), rather than describes ("her father")."""
-    return any(ch.isupper() for ch in shown)
-
-
 def _page_name(chunk: Chunk) -> str:
     return PurePosixPath(chunk.source).stem
 
 
+def _is_page(chunk: Chunk) -> bool:
+    return chunk.kind != "session" and chunk.session is None and chunk.file_type == "markdown"
+
+
+class _Names:
+    """Names joined into entities (a union-find over their keys), and how often the notes use each as written."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+        self.written: dict[str, Counter] = {}  # key → how each spelling of it is used
+
+    def add(self, name: str, uses: int = 1) -> str:
+        k = _key(name)
+        self.parent.setdefault(k, k)
+        self.written.setdefault(k, Counter())[name.strip()] += uses
+        return k
+
+    def root(self, k: str) -> str:
+        while self.parent[k] != k:
+            self.parent[k] = self.parent[self.parent[k]]
+            k = self.parent[k]
+        return k
+
+    def join(self, a: str, b: str) -> None:
+        self.parent[self.root(a)] = self.root(b)
+
+    def spelling(self, k: str) -> str:
+        return self.written[k].most_common(1)[0][0]
+
+
+def _mostly(targets: Counter) -> str | None:
+    """The page a shown name links to, when it is (nearly) always the same one: "Percy" 41 times for Percival de
+    Rolo and once for a misspelt "Percy de Rolo"; a name given to several pages alike is nobody's."""
+    (top, n), *rest = targets.most_common()
+    return top if n >= MOSTLY * sum(m for _, m in rest) else None
+
+
 def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
-    """Every entity the passages link or have a page for, most mentioned first (then by name)."""
+    """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
+    only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
+    name their page."""
     chunks = list(chunks)
-    canonical: dict[str, str] = {}  # name key → the entity's name
-    entities: dict[str, Entity] = {}
-    counts: dict[str, Counter] = {}
-
-    def entity(name: str) -> Entity:
-        key = _key(name)
-        found = canonical.get(key)
-        if found is None:
-            canonical[key] = found = name
-            entities[found] = Entity(found)
-            counts[found] = Counter()
-        return entities[found]
-
+    names = _Names()
+    pages: dict[str, Chunk] = {}  # key of a page's name → its first passage
+    page_passages: dict[str, list[Chunk]] = {}
     for c in chunks:  # pages first: an entity is called by its page's name
-        if c.kind != "session" and c.session is None and c.file_type == "markdown":
-            e = entity(_page_name(c))
-            e.page, e.kind = e.page or c.source, e.kind or c.kind
-            own = {_key(_page_name(c)), _key(c.title)}
-            for alias in {c.title, *(a for a, owner in c.aliases if _key(owner) in own)}:
-                if alias and _key(alias) not in canonical:
-                    canonical[_key(alias)] = e.name
-                    counts[e.name][alias] += 0
-    # A link's shown text names its target ("[[Scanlan Shorthalt|Scanlan]]"), so a link to "Scanlan" is to
-    # Scanlan Shorthalt too, unless "Scanlan" has a page of its own or the notes give the name to several.
-    owners: dict[str, set[str]] = {}
+        if _is_page(c):
+            k = names.add(_page_name(c), 0)
+            pages.setdefault(k, c)
+            page_passages.setdefault(c.source, []).append(c)
+    for source, passages in page_passages.items():
+        page = names.add(PurePosixPath(source).stem, 0)
+        own_names = {page, _key(passages[0].title)}
+        if passages[0].title:
+            names.join(names.add(passages[0].title, 0), page)
+        # front matter aliases are given to every passage of the page; a link inside it, to its own passage
+        stated = set.intersection(*({(s, t) for s, t in c.aliases if _key(t) in own_names} for c in passages))
+        for shown, _ in stated:
+            names.join(names.add(shown, 0), page)
+    # A link's shown text may name its page ("[[Scanlan Shorthalt|Scanlan]]"): one name for one page only
+    links: dict[str, Counter] = {}
+    said: dict[str, Counter] = {}  # a shown name's key → how it is written, and how often
     for c in chunks:
+        for target in c.entities:
+            names.add(target)
         for shown, target in c.aliases:
-            if is_name(shown):
-                owners.setdefault(_key(_own(shown)), set()).add(canonical.get(_key(target), target))
-    for key, named in owners.items():
-        if key not in canonical and len(named) == 1:
-            canonical[key] = entity(next(iter(named))).name
+            if is_name(shown) and (s := _key(own(shown))) != _key(target):
+                said.setdefault(s, Counter())[own(shown)] += 1
+                links.setdefault(s, Counter())[target] += 1
+    single = {s: page for s, targets in links.items() if s not in pages and (page := _mostly(targets))}
+    written = {s: said[s].most_common(1)[0][0] for s in single}
+    unsure = [(written[s], t) for s, t in single.items() if not shares_a_name(written[s], t)]
+    apart = said_apart(chunks, unsure) | linked_for_its_parts(unsure)
+    for s, target in single.items():
+        if (s, _key(target)) not in apart:
+            for spelling, uses in said[s].items():
+                names.add(spelling, uses)
+            names.join(s, _key(target))
+    # one entity per group of names, called by its page, else by the name the notes link under other names most
+    linked_as: Counter = Counter(  # links to it under another of its names
+        _key(t)
+        for c in chunks
+        for shown, t in c.aliases
+        if (s := _key(own(shown))) != _key(t) and s in names.parent and names.root(s) == names.root(_key(t))
+    )
+    groups: dict[str, list[str]] = {}
+    for k in names.parent:
+        groups.setdefault(names.root(k), []).append(k)
+    entities: dict[str, Entity] = {}
+    for root, keys in groups.items():
+        own_page = [k for k in keys if k in pages]
+        best = min(
+            keys,
+            key=lambda k: (k not in own_page, -linked_as[k], -len(k.split()), -names.written[k].total(), k),
+        )
+        e = Entity(names.spelling(best) if best not in pages else _page_name(pages[best]))
+        if best in pages:
+            e.page, e.kind = pages[best].source, pages[best].kind
+        used = Counter({names.spelling(k): names.written[k].total() for k in keys if k != best})
+        e.aliases = [a for a, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0].casefold()))]
+        entities[root] = e
     for c in chunks:
-        for shown, target in c.aliases:
-            e = entity(target)
-            if is_name(shown) and _key(_own(shown)) != _key(e.name):
-                counts[e.name][_own(shown)] += 1
-        for target in dict.fromkeys(canonical.get(_key(t), t) for t in c.entities):
-            e = entity(target)
+        for root in dict.fromkeys(names.root(_key(t)) for t in c.entities):
+            e = entities[root]
             e.mentions += 1
             key = session_key(c)
             if key is not None and c.kind == "session" and key not in e.sessions:
                 e.sessions.append(key)
     for e in entities.values():
         e.sessions.sort()
-        e.aliases = [a for a, _ in counts[e.name].most_common() if _key(a) != _key(e.name)]
     return sorted(entities.values(), key=lambda e: (-e.mentions, e.name.casefold()))
 
 

@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rag.campaign.entities import SessionKey, session_key, session_label
+from rag.campaign.entities import Entity, SessionKey, entity_index, session_key, session_label
+from rag.campaign.table_talk import TableTalk
 from rag.models import Chunk
 
 MIN_LINES, MAX_LINES = 3, 8
@@ -67,22 +68,34 @@ def _spread(items: list, n: int) -> list:
     return [items[round(i * (len(items) - 1) / (n - 1))] for i in range(n)]
 
 
-def recap_session(chunks: Iterable[Chunk], session: SessionKey, max_lines: int = MAX_LINES) -> list[RecapLine]:
-    """The recap of one session from its passages (any others are ignored); [] when it has none."""
+def recap_session(
+    chunks: Iterable[Chunk], session: SessionKey, max_lines: int = MAX_LINES, talk: TableTalk | None = None
+) -> list[RecapLine]:
+    """The recap of one session from its passages (any others are ignored); [] when it has none. Table talk
+    (``rag.campaign.table_talk``: announcements, the break, the Q&A, a "previously on…") is left out unless the
+    session has nothing else; ``talk``: read from the whole campaign (built here from ``chunks`` without it)."""
+    chunks = list(chunks)
+    talk = talk or TableTalk(chunks, entity_index(chunks))
     mine = sorted(
         (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
     )
+    story = [c for c in mine if not talk.passage(c)] or mine  # unless nothing else is left
+    told = (lambda c, text: not talk.line(c, text)) if story is not mine else (lambda c, text: True)
     summary = [
-        _line(c, line) for c in mine if SUMMARY.search(c.heading) for line in _lines(c) if len(line.split()) >= 3
+        _line(c, line)
+        for c in story
+        if SUMMARY.search(c.heading)
+        for line in _lines(c)
+        if len(line.split()) >= 3 and told(c, line)
     ]
     if len(summary) >= 2:
         return summary[:max_lines]
     scenes: dict[str, list[Chunk]] = {}
-    for c in mine:
+    for c in story:
         scenes.setdefault(c.heading, []).append(c)
     picked: list[RecapLine] = []
     for passages in scenes.values():
-        line = next(((c, t) for c in passages for text in _lines(c) if (t := _telling(text))), None)
+        line = next(((c, t) for c in passages for text in _lines(c) if (t := _telling(text)) and told(c, t)), None)
         if line is not None:
             picked.append(_line(*line))
     picked = _spread(picked, max_lines)
@@ -91,30 +104,40 @@ def recap_session(chunks: Iterable[Chunk], session: SessionKey, max_lines: int =
         for words in (MIN_WORDS, 3):  # short sessions: shorter lines rather than fewer than three
             extra = [
                 _line(c, s.strip())
-                for c in sorted(mine, key=lambda c: -len(c.text))
+                for c in sorted(story, key=lambda c: -len(c.text))
                 for text in _lines(c)
                 for s in _SENTENCE.split(text)
-                if len(s.split()) >= words and s.strip() not in said and not s.rstrip().endswith(":")
+                if len(s.split()) >= words
+                and s.strip() not in said
+                and not s.rstrip().endswith(":")
+                and told(c, s.strip())
             ]
             picked += extra[: MIN_LINES - len(picked)]
             said |= {p.text for p in picked}
-        order = {c.id: i for i, c in enumerate(mine)}
+        order = {c.id: i for i, c in enumerate(story)}
         picked.sort(key=lambda p: order[p.chunk_id])
     return picked
 
 
-def recap(chunks: Iterable[Chunk], sessions: Sequence[SessionKey]) -> list[RecapLine]:
+def recap(
+    chunks: Iterable[Chunk], sessions: Sequence[SessionKey], entities: Sequence[Entity] | None = None
+) -> list[RecapLine]:
     """One session's recap, or for a range the sessions' recaps shortened so the whole stays within
     ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines)."""
     chunks = list(chunks)
+    talk = TableTalk(chunks, entity_index(chunks) if entities is None else entities)
     if len(sessions) == 1:
-        return recap_session(chunks, sessions[0])
+        return recap_session(chunks, sessions[0], talk=talk)
     per = max(1, MAX_LINES // max(len(sessions), 1))
-    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, per)]
+    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, per, talk)]
     return lines[:MAX_LINES]
 
 
 def coverage(chunks: Iterable[Chunk], session: SessionKey, lines: Sequence[RecapLine]) -> float:
-    """The share of the session's scenes (headings with passages) that the recap has a line from."""
-    scenes = {c.heading for c in chunks if session_key(c) == session and c.kind == "session"}
+    """The share of the session's story scenes (headings with passages that are not table talk) that the recap
+    has a line from; a session of table talk only counts all its scenes."""
+    chunks = list(chunks)
+    talk = TableTalk(chunks, entity_index(chunks))
+    mine = [c for c in chunks if session_key(c) == session and c.kind == "session"]
+    scenes = {c.heading for c in mine if not talk.passage(c)} or {c.heading for c in mine}
     return len(scenes & {line.scene for line in lines}) / len(scenes) if scenes else 0.0

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
+from rag.campaign.table_talk import TableTalk
 from rag.models import Chunk
 
 _FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
@@ -50,8 +51,12 @@ class SessionEntry:
 
 
 def timeline(chunks: Iterable[Chunk], entities: Sequence[Entity] = ()) -> list[SessionEntry]:
-    """One entry per numbered session note, in session order."""
+    """One entry per numbered session note, in session order. With the campaign's ``entities``, a session's scenes
+    are those of the story, without the table talk around it (``rag.campaign.table_talk``) unless it has no other."""
+    chunks = list(chunks)
+    talk = TableTalk(chunks, entities) if entities else None
     by_session: dict[SessionKey, SessionEntry] = {}
+    around: dict[SessionKey, list[str]] = {}
     for c in sorted(chunks, key=lambda c: (c.source, c.position)):
         key = session_key(c)
         if key is None or c.kind != "session":
@@ -62,8 +67,11 @@ def timeline(chunks: Iterable[Chunk], entities: Sequence[Entity] = ()) -> list[S
             entry.sources.append(c.source)
         entry.date = entry.date or c.note_date
         entry.world_date = entry.world_date or c.world_date
-        if c.heading and c.heading not in entry.scenes:
-            entry.scenes.append(c.heading)
+        scenes = around.setdefault(key, []) if talk is not None and talk.passage(c) else entry.scenes
+        if c.heading and c.heading not in scenes:
+            scenes.append(c.heading)
+    for key, entry in by_session.items():
+        entry.scenes = entry.scenes or around.get(key, [])
     for entry in by_session.values():
         entry.played = parse_date(entry.date) if entry.date else None
     for e in entities:

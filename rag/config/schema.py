@@ -166,6 +166,7 @@ class AnswerConfig(Section):
     confidence: Literal["learned", "rules"] = "learned"
     confidence_high: float = Field(0.7, ge=0, le=1)
     confidence_medium: float = Field(0.5, ge=0, le=1)
+    recheck_seconds: float = Field(60.0, ge=0)  # a model that did not answer is not asked again for this long
 
     @property
     def uses_llm(self) -> bool:

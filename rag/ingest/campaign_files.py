@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rag.access import require
 from rag.config import Config
+from rag.errors import ChroniclerError
 from rag.ingest.folders import allowed_folder, sync_roots
 from rag.ingest.uploads import (
     SaveResult,
@@ -22,6 +23,8 @@ from rag.ingest.uploads import (
     known_campaigns,
     notes_source,
     remember_source,
+    remove_upload,
+    safe_relpath,
     save_uploads,
     uploads_dir,
     within_uploads,
@@ -45,7 +48,14 @@ def save_campaign_uploads(
     limits = config.limits
     dest = uploads_dir(config, campaign)
     return save_uploads(
-        uploads, dest, config.notes.extensions, replace, limits.upload_files, limits.upload_mb, config.secrets
+        uploads,
+        dest,
+        config.notes.extensions,
+        replace,
+        limits.upload_files,
+        limits.upload_mb,
+        config.secrets,
+        config.notes,
     )
 
 
@@ -70,6 +80,20 @@ class CampaignFiles:
 
     def save_uploads(self, campaign: str, uploads: Sequence[tuple[str, bytes]], replace: bool = False) -> SaveResult:
         return save_campaign_uploads(self.config, campaign, uploads, replace)
+
+    def remove_upload(self, campaign: str, source: str) -> None:
+        """Delete one note uploaded to the campaign (one that cannot be read, say), refused to a player."""
+        require(self.config.role, "upload")
+        remove_upload(uploads_dir(self.config, campaign), source)
+
+    def uploaded(self, campaign: str, source: str) -> bool:
+        """``source`` (as an index report names it) is a note uploaded to the campaign, so it can be removed."""
+        folder = uploads_dir(self.config, campaign)
+        try:
+            path = folder.joinpath(*safe_relpath(source).parts)
+        except ChroniclerError:
+            return False
+        return path.is_file() and not path.is_symlink()
 
     def uploads_dir(self, campaign: str) -> Path:
         """The folder a campaign's uploaded notes are kept in (indexing it reads them)."""

@@ -109,6 +109,14 @@ def _decider(secrets: SecretsConfig, outer: tuple[str, ...]):
     return lambda note, text: decide(note, secrets, outer, unread_front_matter(text) if text else None)
 
 
+def size_limit(config: NotesConfig, suffix: str) -> tuple[float, str]:
+    """The largest file of this kind that is read, in MB, and the setting that says so: documents (PDF, Word,
+    e-mail) hold images and attachments, so they get more room than Markdown or text."""
+    if suffix.lower() in formats.DOCUMENTS:
+        return config.max_document_mb, "notes.max_document_mb"
+    return config.max_file_mb, "notes.max_file_mb"
+
+
 def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> Note | Skipped:
     """The note with its visibility decided by ``decided(note, text)``, or why it is skipped (a GM-only
     note that turns out empty is a GM-only skip)."""
@@ -119,7 +127,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> 
     try:
         if not target.is_file():
             return Skipped(source, "not a regular file")
-        mb = config.max_document_mb if suffix in formats.DOCUMENTS else config.max_file_mb
+        mb = size_limit(config, suffix)[0]
         if target.stat().st_size > mb * 1024 * 1024:
             return Skipped(source, f"larger than {mb:g} MB limit")
         data = target.read_bytes()

@@ -24,9 +24,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from rag.config import Config, SecretsConfig
+from rag.config import Config, NotesConfig, SecretsConfig
 from rag.errors import ChroniclerError, disk_full, is_disk_full
 from rag.files import write_text
+from rag.ingest.notes import size_limit
 from rag.ingest.secrets import gm_folder
 
 MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
@@ -44,6 +45,7 @@ class UploadError(ChroniclerError):
 class SaveResult:
     saved: list[str] = field(default_factory=list)  # relative paths written
     ignored: list[str] = field(default_factory=list)  # not notes (images, .obsidian config, ...)
+    too_large: list[tuple[str, str]] = field(default_factory=list)  # (note, why) larger than what is read: not saved
 
 
 def uploads_dir(config: Config, campaign: str) -> Path:
@@ -110,33 +112,54 @@ def _zip_members(name: str, data: bytes) -> list[tuple[zipfile.ZipInfo, PurePosi
     return members
 
 
+def _too_large(name: str, size: int, notes: NotesConfig | None) -> tuple[str, str] | None:
+    """(the note, why) when it is larger than a note of its kind is read (``notes.max_file_mb``…): saving it would
+    only have it skipped at every later read."""
+    if notes is None:
+        return None
+    mb, key = size_limit(notes, PurePosixPath(name).suffix)
+    if size <= mb * 1024 * 1024:
+        return None
+    said = f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+    return name, f"too large to read: {said}, and notes like it are read up to {mb:g} MB ({key})"
+
+
 def plan_upload(
     uploads: Sequence[tuple[str, bytes]],
     extensions: Iterable[str],
     max_files: int = MAX_FILES,
     max_total_mb: float = MAX_TOTAL_MB,
     secrets: SecretsConfig | None = None,
-) -> tuple[list[tuple[PurePosixPath, object]], list[str]]:
+    notes: NotesConfig | None = None,
+) -> tuple[list[tuple[PurePosixPath, object]], list[str], list[tuple[str, str]]]:
     """Check every name and limit before anything is written.
 
-    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, and the names ignored as not notes. ``secrets``:
-    the GM rules, so a zip holding only a GM folder keeps it (default rules when None).
+    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, the names ignored as not notes, and the notes left
+    out as larger than ``notes`` reads (with why). ``secrets``: the GM rules, so a zip holding only a GM folder
+    keeps it (default rules when None).
     """
     secrets = secrets or SecretsConfig()
     extensions = list(extensions)
     planned: list[tuple[PurePosixPath, object]] = []
     ignored: list[str] = []
+    too_large: list[tuple[str, str]] = []
     declared = 0
     for name, data in uploads:
         path = safe_relpath(name)
         if path.suffix.lower() == ".zip":
             members = _zip_members(name, data)
-            notes = [(i, p) for i, p in members if _is_note(p, extensions)]
+            notes_in = [(i, p) for i, p in members if _is_note(p, extensions)]
             ignored += [f"{name}: {p}" for i, p in members if not _is_note(p, extensions)]
-            targets = _strip_common_root([p for _, p in notes], secrets)
-            planned += [(t, (data, i)) for t, (i, _) in zip(targets, notes, strict=True)]
-            declared += sum(i.file_size for i, _ in notes)
+            large = {id(i): big for i, p in notes_in if (big := _too_large(f"{name}: {p}", i.file_size, notes))}
+            too_large += list(large.values())
+            notes_in = [(i, p) for i, p in notes_in if id(i) not in large]
+            targets = _strip_common_root([p for _, p in notes_in], secrets)
+            planned += [(t, (data, i)) for t, (i, _) in zip(targets, notes_in, strict=True)]
+            declared += sum(i.file_size for i, _ in notes_in)
         elif _is_note(path, extensions):
+            if big := _too_large(name, len(data), notes):
+                too_large.append(big)
+                continue
             planned.append((path, data))
             declared += len(data)
         else:
@@ -151,7 +174,7 @@ def plan_upload(
             f"Refused: the notes would take more than {max_total_mb:g} MB unpacked (limits.upload_mb). Nothing was saved.",
             hint="Check the zip holds your vault, and leave out images and other large files.",
         )
-    return planned, ignored
+    return planned, ignored, too_large
 
 
 def save_uploads(
@@ -162,11 +185,15 @@ def save_uploads(
     max_files: int = MAX_FILES,
     max_total_mb: float = MAX_TOTAL_MB,
     secrets: SecretsConfig | None = None,
+    notes: NotesConfig | None = None,
 ) -> SaveResult:
-    """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks)."""
+    """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks). A note larger
+    than ``notes`` reads is not written (``SaveResult.too_large``)."""
     extensions = list(extensions)
-    planned, ignored = plan_upload(uploads, extensions, max_files, max_total_mb, secrets)
+    planned, ignored, too_large = plan_upload(uploads, extensions, max_files, max_total_mb, secrets, notes)
     if not planned:
+        if too_large:
+            raise UploadError(f"Nothing was saved: {too_large[0][0]} is {too_large[0][1]}.")
         kinds = ", ".join(sorted({e.lower() if e.startswith(".") else "." + e.lower() for e in extensions}))
         raise UploadError(f"None of the uploaded files are notes ({kinds}). Nothing was saved.")
     limit = max_total_mb * 1024 * 1024
@@ -206,7 +233,19 @@ def save_uploads(
         raise _not_saved(err, dest) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored)
+    return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored, too_large=too_large)
+
+
+def remove_upload(dest: Path, source: str) -> None:
+    """Delete one uploaded note (``source``, relative to the campaign's uploads ``dest``): a file that cannot be
+    read stays out of every later read. Only a file inside ``dest``, never a link or a folder."""
+    path = dest.joinpath(*safe_relpath(source).parts)
+    if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(dest.resolve()):
+        raise UploadError(f"'{source}' is not one of this campaign's uploaded notes.")
+    try:
+        path.unlink()
+    except OSError as err:
+        raise UploadError(f"Could not remove '{source}': {err.strerror or err}.") from None
 
 
 def _drop_stale_staging(folder: Path) -> None:

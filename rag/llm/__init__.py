@@ -4,7 +4,8 @@ The answerer, the query expander and the ``llm`` reranker all reach the same ser
 vLLM, llama.cpp server, LM Studio: set by ``answer.base_url``, ``answer.model`` and a key), so a player
 configures one LLM once, on the Settings page. Retries with exponential backoff are the openai client's
 own (``max_retries``); every failure a player can cause or fix (key, server address, model name, too much
-context) becomes one ``rag.errors`` sentence.
+context) becomes one ``rag.errors.LanguageModelError`` sentence, on which a question is answered offline instead
+(``rag.llm.fallback``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 
 from rag.config import AnswerConfig
-from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
+from rag.errors import LanguageModelError, LanguageModelKeyError, LanguageModelMissingError
 
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "too long")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -29,7 +30,7 @@ class LLMClient:
     def __init__(self, config: AnswerConfig):
         key = config.api_key or os.environ.get("OPENAI_API_KEY")
         if not key and not config.base_url:
-            raise ConfigError(
+            raise LanguageModelKeyError(
                 "The OpenAI-compatible LLM needs an API key.",
                 hint="Set OPENAI_API_KEY or `answer.api_key`, set `answer.base_url` for a local server, "
                 "or use `answer.backend: extractive`.",
@@ -61,37 +62,37 @@ class LLMClient:
         try:
             return self.client.chat.completions.create(**kwargs)
         except openai.AuthenticationError:
-            raise ConfigError(
+            raise LanguageModelKeyError(
                 "The LLM server rejected the API key.", hint="Check OPENAI_API_KEY or `answer.api_key`."
             ) from None
         except openai.PermissionDeniedError:
-            raise ConfigError("The API key may not use this model.", hint="Check `answer.model`.") from None
+            raise LanguageModelKeyError("The API key may not use this model.", hint="Check `answer.model`.") from None
         except openai.NotFoundError:
-            raise ModelUnavailableError(
+            raise LanguageModelMissingError(
                 f"The model '{self.model}' does not exist on the LLM server.",
                 hint="Check `answer.model` (and `answer.base_url`).",
             ) from None
         except openai.BadRequestError as err:
             if any(w in str(err).lower() for w in _CONTEXT_WORDS):
-                raise ChroniclerError(
+                raise LanguageModelError(
                     "The question and passages are too long for the LLM.",
                     hint="Lower 'Passages to show (top-k)' in the sidebar, or use a model with a longer context.",
                 ) from None
-            raise ChroniclerError(f"The LLM server refused the request: {short(err)}") from None
+            raise LanguageModelError(f"The LLM server refused the request: {short(err)}") from None
         except openai.APITimeoutError:
-            raise ChroniclerError(
+            raise LanguageModelError(
                 f"The LLM server did not reply within {self.config.timeout:g} seconds.",
                 hint="Try again, or raise `answer.timeout`.",
             ) from None
         except openai.APIConnectionError:
-            raise ChroniclerError(
+            raise LanguageModelError(
                 f"Cannot reach the LLM server at {self.config.base_url or 'api.openai.com'}.",
                 hint="Is it running? Check `answer.base_url`.",
             ) from None
         except openai.RateLimitError:
-            raise ChroniclerError("The LLM server is rate-limiting requests.", hint="Wait a minute.") from None
+            raise LanguageModelError("The LLM server is rate-limiting requests.", hint="Wait a minute.") from None
         except openai.APIStatusError as err:
-            raise ChroniclerError(f"The LLM server failed ({err.status_code}): {short(err)}") from None
+            raise LanguageModelError(f"The LLM server failed ({err.status_code}): {short(err)}") from None
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int | None = None) -> str:
         """The whole reply as text (empty when the server sent no choice)."""

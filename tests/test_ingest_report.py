@@ -1,0 +1,70 @@
+"""The Ingest page says plainly what it did not read and why: at the top, in a warning (never a green success)
+when any file was skipped; a skipped uploaded file can be removed, so it is not reported again after every later
+upload; a note larger than what is read is said at once and not saved; the uploader's limit and the reading's
+agree and are written on the page; no empty column."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import VAULT, start, texts
+
+pytestmark = pytest.mark.usefixtures("app_env")
+
+BAD = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00" * 64  # an .exe renamed to a note
+
+
+def vault_zip(extra: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, text in VAULT.items():
+            zf.writestr(f"My Vault/{name}", text)
+        for name, data in extra.items():
+            zf.writestr(f"My Vault/{name}", data)
+    return buf.getvalue()
+
+
+def upload(at, files: list[tuple[str, bytes]]) -> None:
+    at.file_uploader[0].set_value([(name, data, "application/octet-stream") for name, data in files])
+    at.run()
+    at.button(key="upload_go").click().run()
+    assert not at.exception, at.exception
+
+
+def test_a_skipped_file_is_said_at_the_top_and_can_be_removed(tmp_path):
+    at = start("pages/ingest.py")
+    upload(at, [("My Vault.zip", vault_zip({"Session 99.md": BAD}))])
+    assert not at.success  # not a green banner when a file was skipped
+    warning = texts(at.warning)
+    assert "Read 4 files into" in warning and "1 file was not read" in warning
+    assert "**Session 99.md**: binary file" in texts(at.markdown)
+    saved = tmp_path / "data" / "uploads" / "demo" / "Session 99.md"
+    assert saved.is_file()
+
+    at.button(key="remove_Session 99.md").click().run()
+    assert not saved.exists() and not at.exception
+    assert "Session 99.md" not in texts(at.markdown) and "not read" not in texts(at.warning)
+    assert "Removed Session 99.md" in " ".join(str(t.value) for t in at.toast)
+
+    upload(at, [("Session 4.md", b"# Session Start\n## Docks\n- The party sails north with [[Grog]].\n")])
+    assert not at.warning and "Read 5 files into" in texts(at.success)  # not reported again
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert "skipped" not in set(table["status"]) and "pages" not in table.columns  # no column of None
+
+
+def test_a_note_larger_than_is_read_is_said_at_once_and_not_saved(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_NOTES__MAX_FILE_MB", "0.01")
+    at = start("pages/ingest.py")
+    assert "each note up to 0.01 MB" in texts(at.caption)  # the limits, on the page
+    assert at.get("file_uploader")[0].proto.max_upload_size_mb == 200  # the uploader's is limits.upload_mb
+    big = b"# Session Start\n## Long\n" + b"- The party walks on and on.\n" * 1000
+    upload(at, [("Session 98.md", big), *[(Path(n).name, t.encode()) for n, t in VAULT.items()]])
+    warning, said = texts(at.warning), texts(at.markdown)
+    assert "1 file was not read" in warning and "Session 98.md" in said
+    assert "too large to read: 28 KB, and notes like it are read up to 0.01 MB (notes.max\\_file\\_mb)" in said
+    assert "It was not saved" in said
+    assert not (tmp_path / "data" / "uploads" / "demo" / "Session 98.md").exists()

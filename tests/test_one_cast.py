@@ -1,0 +1,80 @@
+"""One entity index behind every page: the Campaign page's "Most mentioned", People & places, "Seen with" and "Ask
+about" are the same people, each once, and a name joins a person only where the notes say it is theirs.
+
+The demo is read into the app (AppTest) and the two pages compared as a player sees them; the dev vaults, too big
+to embed here, are read through the Pipeline's front door from the passages their notes are cut into."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app import state as app_state
+from app.story import entities_frame, most_mentioned
+from rag.config import load_config
+from rag.ingest.indexing import prepare_chunks
+from rag.pipeline import Pipeline
+from tests.helpers import SHARED, start
+
+DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "notes"
+VAULTS = {"demo": DEMO, "crd3": SHARED / "crd3-notes", "vault-toa": SHARED / "vault-toa"}
+
+
+def table(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_the_campaign_page_and_people_and_places_list_the_same_people_in_the_app(app_env):
+    app_state.pipeline(load_config()).index(DEMO, "demo")
+    app_state.changed()
+    at = start("pages/home.py")
+    top = table(at, "passages")
+    at.switch_page("pages/people.py").run()
+    people = table(at, "also called")
+    assert list(top["name"]) == list(people["name"][: len(top)])
+    assert list(top["passages"]) == list(people["passages"][: len(top)])
+    names = list(people["name"])
+    assert "Scanlan Shorthalt" in names and "Scanlan" not in names  # one entry, whatever the link says
+    assert "Grog Strongjaw" in names and "Grog" not in names
+    assert "Percival de Rolo" in names and "Percy" not in names
+    percy = people.set_index("name").loc["Percival de Rolo"]
+    assert "Percy" in percy["also called"] and "Bad News" not in percy["also called"]  # Bad News is his gun
+
+    at.selectbox(key="entity").set_value("Keyleth").run()
+    seen_with = next(m.value for m in at.markdown if m.value.startswith("**Seen with**"))
+    assert "Percival de Rolo" in seen_with and "Percy" not in seen_with.replace("Percival de Rolo", "")
+    at.button(key="ask_about").click().run()  # the chat asks about the entry's own name
+    assert at.chat_message[0].markdown[0].value == "Who is Keyleth?"
+
+
+@pytest.mark.parametrize("vault", VAULTS)
+def test_most_mentioned_are_the_first_entries_of_people_and_places(vault):
+    folder = VAULTS[vault]
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not beside this checkout")
+    chunks, _, _ = prepare_chunks(load_config(), folder, vault)
+    pipeline = Pipeline(load_config(), passages_loader=lambda campaign, view: chunks)
+    cast = pipeline.cast(vault)
+    top, people = most_mentioned(cast.entities), entities_frame(cast.entities)
+    assert top.to_dict("list") == people[["name", "passages"]].head(len(top)).to_dict("list")
+    for name in top["name"]:  # each once: no entry is another entry's other name
+        assert cast.find(name).name == name
+        others = [e.name for e in cast.entities if name.casefold() in {a.casefold() for a in e.aliases}]
+        assert others == [], (name, others)
+
+
+@pytest.mark.parametrize("vault", ["demo", "crd3"])
+def test_a_thing_a_person_carries_is_not_one_of_their_names(vault):
+    folder = VAULTS[vault]
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not beside this checkout")
+    chunks, _, _ = prepare_chunks(load_config(), folder, vault)
+    cast = Pipeline(load_config(), passages_loader=lambda campaign, view: chunks).cast(vault)
+    percy = cast.find("Percy")
+    assert percy.name == "Percival de Rolo" and "Percival" in percy.aliases  # [[Percy|Percival]] names him
+    assert "Bad News" not in percy.aliases  # "Percy brings out Bad News": his gun (CRD3 links it as itself)
+    assert cast.find("Bad News") in (None, *[e for e in cast.entities if e.name == "Bad News"])
+    assert cast.find("Scanlan").name == "Scanlan Shorthalt" and cast.find("Vax").name == "Vax'ildan"
+    if vault == "crd3":  # [[Zadash|Archive]], [[Zadash|Tri-Spires]]…: a city linked as its parts, not renamed
+        assert cast.find("Tri-Spires") is None and cast.find("Zadash").aliases == []
