@@ -176,6 +176,19 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     assert "| q | test | 1 | 1.000 | – | – | – | – |" in table and "(n=1)" in table  # the unanswerable one
 
 
+def test_the_report_sets_each_labels_stated_likelihood_beside_how_often_it_held():
+    rows = [
+        {"id": "a", "confidence": "high", "holds_evidence": 0.8, "has_evidence": 1.0, "refused": False},
+        {"id": "b", "confidence": "high", "holds_evidence": 0.9, "has_evidence": 0.0, "refused": False},
+        {"id": "c", "confidence": "low", "holds_evidence": 0.2, "has_evidence": 0.0, "refused": False},
+        {"id": "d", "confidence": "low", "holds_evidence": 0.3, "has_evidence": 0.0, "refused": True},
+    ]
+    table = render_answers([{"questions": "q.jsonl", "answers": {"per_question": rows}}], {})
+    assert "| q | 0.85 / 0.50 (n=2) | – | 0.20 / 0.00 (n=1) |" in table  # a refusal shows no label
+    unstated = [{**r, "holds_evidence": None} for r in rows]
+    assert "stated / held" not in render_answers([{"questions": "q.jsonl", "answers": {"per_question": unstated}}], {})
+
+
 def test_run_command_prints_a_cited_answer_and_records_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
     data = str(tmp_path / "data")

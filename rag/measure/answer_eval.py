@@ -62,6 +62,7 @@ def score_answer(q, result) -> dict[str, Any]:
         "confidence": result.confidence,
         "support": result.trace.get("support"),
         "signals": result.trace.get("signals") or {},
+        "holds_evidence": result.trace.get("holds_evidence"),  # the stated likelihood behind the label
     }
     if not q.answerable:
         row["refusal_correct"] = float(result.refused)

@@ -111,7 +111,41 @@ def render_answers(results: list[dict], splits: dict) -> str:
             held = f"{_fmt(o.get('answer_has_evidence'))} / {_fmt(o.get('citation_precision'))} (n={len(rows)})"
             cells.append(held if rows else "–")
         lines.append(f"| {set_name(r)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines + _provenance(results))
+    return "\n".join(lines + _reliability(results) + _provenance(results))
+
+
+def _reliability(results: list[dict]) -> list[str]:
+    """Stated against observed, per label: the mean likelihood the confidence model stated for the answers under
+    a label, and the share of them that held an evidence span. A label a player can trust is one where the two
+    agree (within .10, the next issue's target). Only results that recorded the stated likelihood."""
+    stated = [r for r in results if any(q.get("holds_evidence") is not None for q in r["answers"]["per_question"])]
+    if not stated:
+        return []
+    lines = [
+        "",
+        "Reliability of the labels (answered answerable questions, every part): per label, the likelihood the"
+        " confidence model stated (mean) against the share that held an evidence span:",
+        "",
+        "| set | high: stated / held | medium: stated / held | low: stated / held |",
+        "|---|---|---|---|",
+    ]
+    for r in stated:
+        answered = [
+            q
+            for q in r["answers"]["per_question"]
+            if "has_evidence" in q and not q.get("refused") and q.get("holds_evidence") is not None
+        ]
+        cells = []
+        for level in LEVELS:
+            rows = [q for q in answered if q["confidence"] == level]
+            if not rows:
+                cells.append("–")
+                continue
+            said = sum(q["holds_evidence"] for q in rows) / len(rows)
+            held = sum(q["has_evidence"] for q in rows) / len(rows)
+            cells.append(f"{said:.2f} / {held:.2f} (n={len(rows)})")
+        lines.append(f"| {set_name(r)} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _seconds(rows: list[dict]) -> str:
