@@ -91,6 +91,8 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
 
 
 def show_citations(result: Answer) -> None:
+    """Each cited passage as a chip that opens it. A citation that names no passage given is said once, in the
+    answer's own last lines (``rag.answering.check_citations``), not again here."""
     by_id = {h.chunk.id: h.chunk for h in result.hits}
     seen: set[str] = set()
     resolved = [c for c in result.citations if c.chunk_id in by_id and not (c.chunk_id in seen or seen.add(c.chunk_id))]
@@ -105,12 +107,6 @@ def show_citations(result: Answer) -> None:
                     f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]"
                 )
                 st.markdown(_md(chunk.text))
-    for citation in result.citations:
-        if citation.chunk_id is None:
-            st.warning(
-                f"Citation [{citation.label}] does not match any passage the answer was given.",
-                icon=":material/warning:",
-            )
 
 
 def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:

@@ -32,34 +32,64 @@ _LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECAS
 def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
 
-    A label resolves when it equals a passage's name, or uniquely ends one (an LLM writing
-    "[Session 2 - The Mines]" for "C1 Session 2 · The Mines"). Brackets that neither resolve nor look like a
-    label ("[sic]") are ordinary text. Returns the text, with a warning line when something did not
-    resolve, and the citations in order of appearance."""
-    by_name = {norm(h.chunk.name): h.chunk.id for h in hits}
+    A label resolves when it names exactly one of the passages given (``resolve_label``). Brackets that neither
+    resolve nor look like a label ("[sic]") are ordinary text. Returns the text, with one warning line per
+    label that did not resolve, and the citations in order of appearance."""
+    names = [(h.chunk.name, h.chunk.id) for h in hits]
     citations: list[Citation] = []
+    matched: dict[str, int] = {}  # an unresolved label → how many passages it could be
     for match in _BRACKET.finditer(text):
         whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two
-        parts = [whole] if norm(whole) in by_name else re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
+        parts = re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
+        if len(parts) > 1 and (resolve_label(whole, names) or not any(resolve_label(p, names) for p in parts)):
+            parts = [whole]  # one label with a comma in it, cited or not
         for label in parts:
             label = label.strip()
-            key = norm(label)
-            chunk_id = by_name.get(key)
-            if chunk_id is None and re.search(r"[a-z]", key):  # a wiki's footnote mark "[4]" ends "Part 4" by chance
-                ends = [cid for name, cid in by_name.items() if name.endswith(" " + key)]
-                chunk_id = ends[0] if len(ends) == 1 else None
-            if chunk_id is None and not _LABELISH.search(label):
+            found = resolve_label(label, names)
+            chunk_id = found[0] if len(found) == 1 else None
+            if chunk_id is None and not found and not _LABELISH.search(label):
                 continue
+            if chunk_id is None:
+                matched[label] = len(found)
             citations.append(Citation(label, chunk_id))
-    bad = list(dict.fromkeys(c.label for c in citations if c.chunk_id is None))
-    if bad:
-        text = text.rstrip() + "\n\n" + unresolved_note(bad)
+    if matched:
+        text = text.rstrip() + "\n\n" + "\n".join(unresolved_note(label, n) for label, n in matched.items())
     return text, citations
 
 
-def unresolved_note(labels: list[str]) -> str:
-    names = ", ".join(f"[{label}]" for label in labels)
-    return f"⚠ Unchecked citation: {names} is not one of the passages the answer was given; treat it with care."
+_PART = re.compile(r"\s*\(\d+\)$")  # "(2)": the second passage under one heading
+_CAMPAIGN = re.compile(r"^c\d+ ")  # "C1 ": the campaign a session belongs to
+
+
+def _name_forms(name: str) -> set[str]:
+    """How a passage may be cited: its name, without its part number "(N)", without its campaign "C1"."""
+    forms = {norm(name), norm(_PART.sub("", name))}
+    return forms | {_CAMPAIGN.sub("", form) for form in forms}
+
+
+def resolve_label(label: str, names: list[tuple[str, str]]) -> list[str]:
+    """The ids of the passages (``(name, id)`` pairs: the answer's context) a citation label may mean: the one
+    named exactly so, else every one it names with its part number "(N)" or campaign "C1" left out, or whose name
+    it ends ("Session 2 - The Mines" for "C1 Session 2 · The Mines"). One id resolves the label; several mean it
+    is ambiguous (two parts of one scene were both given), none that it names no passage given."""
+    key = norm(label)
+    exact = [cid for name, cid in names if norm(name) == key]
+    if exact:
+        return exact[:1]
+    if not re.search(r"[a-z]", key):  # a wiki's footnote mark "[4]" ends "Part 4" by chance
+        return []
+    found = [cid for name, cid in names if any(f == key or f.endswith(" " + key) for f in _name_forms(name))]
+    return list(dict.fromkeys(found))
+
+
+def unresolved_note(label: str, candidates: int = 0) -> str:
+    """One line, in a player's words, for a citation that names no single passage the answer was given."""
+    if candidates > 1:
+        return (
+            f"⚠ [{label}] could be any of {candidates} passages this answer was given, so it is not checked; "
+            "check the passages below."
+        )
+    return f"⚠ [{label}] is not a passage this answer was given, so it is not checked; check the passages below."
 
 
 def is_refusal(text: str) -> bool:

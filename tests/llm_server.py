@@ -14,6 +14,20 @@ import pytest
 
 KEY = "sk-test-good"
 
+# Models that stream a scripted answer about tests.helpers.VAULT, each a way a small local model answered in
+# issue 39 (Qwen2.5-Coder 1.5B on a llama.cpp server), written for that vault.
+SCRIPTED = {
+    # copies the label of the prompt's old example instead of one of the passages given
+    "copies-example": ["Nostoc offers gold. ", "This is stated in [Session 5 · The Sunken Tavern]."],
+    # a real passage's label on an answer it never says
+    "invents": [
+        "The party paid Nostoc 100 gold pieces for a map of Kraghammer. ",
+        "[Session 1 · The Sunken Tavern (2)]",
+    ],
+    "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
+    "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark (2)]"],
+}
+
 
 class Handler(BaseHTTPRequestHandler):
     failures_left = 0  # answer 503 this many times first (to exercise retries)
@@ -67,9 +81,9 @@ class Handler(BaseHTTPRequestHandler):
             )
         if model == "slow-model":
             time.sleep(Handler.slow_seconds)
-        elif model not in ("known-model", "breaks-off"):
+        elif model not in ("known-model", "breaks-off", *SCRIPTED):
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
-        pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+        pieces = SCRIPTED.get(model) or ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):
             return self._json(
                 200,

@@ -63,7 +63,7 @@ def test_unresolvable_citation_is_flagged_not_dropped(pipeline):
     gen = with_fake(reply="Grog smashes the patrol. [Session 9 · Part 4]")
     result = pipeline.with_settings(generator=gen).answer("What did Grog smash?", "demo")
     assert result.citations[-1].chunk_id is None and result.citations[-1].label == "Session 9 · Part 4"
-    assert "[Session 9 · Part 4]" in result.text and "Unchecked citation" in result.text
+    assert "[Session 9 · Part 4]" in result.text and "⚠ [Session 9 · Part 4] is not a passage" in result.text
     assert result.confidence == "low"
 
 
@@ -93,10 +93,61 @@ def test_citation_labels_resolve_loosely_but_uniquely():
         "A [Session 2 - Part 11]. B [C1 Session 2 · Part 1; Session 2 · Part 11]. [they]", hits
     )
     assert [c.chunk_id for c in cites] == [hits[0].chunk.id, hits[1].chunk.id, hits[0].chunk.id]
-    assert "Unchecked" not in text
+    assert "⚠" not in text
     # a wiki's footnote mark quoted from the notes is their text, not a citation of "… Part 1" or "… Part 11"
     text, cites = check_citations("[1] As the carpet circles around, Grog falls. [C1 Session 2 · Part 11]", hits)
-    assert [c.chunk_id for c in cites] == [hits[0].chunk.id] and "Unchecked" not in text
+    assert [c.chunk_id for c in cites] == [hits[0].chunk.id] and "⚠" not in text
+
+
+def part(name: str, position: int, text: str = "text") -> Hit:
+    return Hit(Chunk("demo", "C1 Session 2.md", position, text, name, session=2, campaign_no=1), 1.0, position + 1)
+
+
+def test_a_label_without_its_part_number_or_campaign_resolves_when_it_names_one_passage_given():
+    deal = part("C1 Session 2 · A Deal with Nostoc Greyspine (2)", 1)
+    text, cites = check_citations(
+        "Herris gave them a map of the mines. [Session 2 · A Deal with Nostoc Greyspine]",
+        [part("C1 Session 2 · The Mines", 0), deal],
+    )
+    assert [c.chunk_id for c in cites] == [deal.chunk.id] and "⚠" not in text
+
+
+def test_a_label_two_parts_of_one_scene_could_be_is_left_unresolved_and_said_once():
+    both = [
+        part("C1 Session 2 · A Deal with Nostoc Greyspine", 0),
+        part("C1 Session 2 · A Deal with Nostoc Greyspine (2)", 1),
+    ]
+    text, cites = check_citations(
+        "Herris gave them a map. [Session 2 · A Deal with Nostoc Greyspine] He left. [Session 2 · A Deal with Nostoc Greyspine]",
+        both,
+    )
+    assert [c.chunk_id for c in cites] == [None, None]
+    assert text.count("⚠") == 1 and "could be any of 2 passages" in text
+    # the full name still names one
+    _, cites = check_citations("A map. [C1 Session 2 · A Deal with Nostoc Greyspine (2)]", both)
+    assert [c.chunk_id for c in cites] == [both[1].chunk.id]
+
+
+def test_each_unresolved_citation_gets_one_line_in_player_words():
+    hits = [part("C1 Session 2 · The Mines", 0)]
+    text, cites = check_citations(
+        "It is stated in [Session 5 · The Sunken Tavern]. Also [Session 7 · Part 1]. [Session 5 · The Sunken Tavern]",
+        hits,
+    )
+    assert [c.chunk_id for c in cites] == [None, None, None]
+    notes = [line for line in text.splitlines() if line.startswith("⚠")]
+    assert notes == [
+        "⚠ [Session 5 · The Sunken Tavern] is not a passage this answer was given, so it is not checked; "
+        "check the passages below.",
+        "⚠ [Session 7 · Part 1] is not a passage this answer was given, so it is not checked; check the passages below.",
+    ]
+
+
+def test_the_answer_prompt_has_no_label_a_model_could_copy():
+    from rag.generators import SYSTEM_PROMPT
+
+    assert "[" not in SYSTEM_PROMPT and "Session 5" not in SYSTEM_PROMPT
+    assert "label" in SYSTEM_PROMPT  # it still says how to cite
 
 
 def test_offline_rewrite_carries_names_and_session():

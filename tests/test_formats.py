@@ -346,7 +346,9 @@ def test_page_citation_resolves_when_two_documents_have_that_page():
     _, citations = check_citations("Yorb sells it. [Handout 3, p. 2]", hits)
     assert [c.chunk_id for c in citations] == [hits[0].chunk.id]
     text, citations = check_citations("Yorb sells it. [Handout 9, p. 4]", hits)
-    assert [c.chunk_id for c in citations] == [None] and "Unchecked citation" in text  # flagged, not dropped
+    assert [c.chunk_id for c in citations] == [
+        None
+    ] and "⚠ [Handout 9, p. 4] is not a passage" in text  # flagged, not dropped
 
 
 def test_index_report_says_what_each_file_became(pipeline):
