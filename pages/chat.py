@@ -27,7 +27,8 @@ UNANSWERED = (
 )
 CONFIDENCE_HELP = (
     "How sure the answer is, from how closely the passages match the question and whether every citation "
-    "points at a passage that was read. When it is not sure, open the passages before you rely on it."
+    "points at a passage that was read; with a language model, also whether the passages it cites say what it "
+    "says. When it is not sure, open the passages before you rely on it."
 )
 PLOT = {"displayModeBar": False}
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")

@@ -3,8 +3,9 @@
 ``Pipeline.ask`` runs them in order: ``standalone_question`` rewrites a follow-up; the pipeline searches
 (``named_sessions`` narrows "what happened in session 5?"); ``respond`` refuses without calling any generator
 when nothing passed the threshold or the generator's own support score is below the floor, else generates
-(streamed) and checks every citation against the passages that were in the context. Nothing here searches:
-the rules take what the pipeline found.
+(streamed) and checks every citation against the passages that were in the context, and, for a language model's
+answer, every cited sentence against what it cites (``check_claims``). Nothing here searches: the rules take what
+the pipeline found.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
 from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
-from rag.names import names, norm
+from rag.names import content_words, names, norm, stem
 from rag.question import Question, read_question
 from rag.question.turns import session_mentions
 from rag.search.retrieval import Retrieval
@@ -35,9 +36,18 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
     A label resolves when it names exactly one of the passages given (``resolve_label``). Brackets that neither
     resolve nor look like a label ("[sic]") are ordinary text. Returns the text, with one warning line per
     label that did not resolve, and the citations in order of appearance."""
+    cited = _cited(text, hits)
+    unresolved = {label: n for _, _, label, chunk_id, n in cited if chunk_id is None}  # label → passages it may be
+    if unresolved:
+        text = text.rstrip() + "\n\n" + "\n".join(unresolved_note(label, n) for label, n in unresolved.items())
+    return text, [Citation(label, chunk_id) for _, _, label, chunk_id, _ in cited]
+
+
+def _cited(text: str, hits: list[Hit]) -> list[tuple[int, int, str, str | None, int]]:
+    """Every citation in ``text``: (start, end of its brackets, label, the passage's id or None, how many passages
+    it may mean)."""
     names = [(h.chunk.name, h.chunk.id) for h in hits]
-    citations: list[Citation] = []
-    matched: dict[str, int] = {}  # an unresolved label → how many passages it could be
+    out = []
     for match in _BRACKET.finditer(text):
         whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two
         parts = re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
@@ -49,12 +59,78 @@ def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
             chunk_id = found[0] if len(found) == 1 else None
             if chunk_id is None and not found and not _LABELISH.search(label):
                 continue
-            if chunk_id is None:
-                matched[label] = len(found)
-            citations.append(Citation(label, chunk_id))
-    if matched:
-        text = text.rstrip() + "\n\n" + "\n".join(unresolved_note(label, n) for label, n in matched.items())
-    return text, citations
+            out.append((match.start(), match.end(), label, chunk_id, len(found)))
+    return out
+
+
+# Words that say where a sentence comes from, not what happened ("This is stated in [Session 2 · …]"): a sentence
+# of only these claims nothing to check. Stemmed as ``rag.names.content_words`` stems them.
+_CITING_WORDS = frozenset(
+    stem(w)
+    for w in [
+        "stated",
+        "states",
+        "mentioned",
+        "mentions",
+        "according",
+        "notes",
+        "passage",
+        "passages",
+        "written",
+        "says",
+        "cited",
+    ]
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’')\]]*\s+")
+
+
+def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any]]:
+    """Each cited sentence of a language model's answer against the passages it cites: the sentences since the
+    previous citation are the ones a citation carries; one holds when more than ``share`` of its content words
+    (``rag.names.content_words``: lowercased, stop words out, suffixes cut) are in those passages (their text and
+    name): with a half, when most of what it says is there. A sentence whose citations all name no passage given is not checked (``check_citations`` says so).
+    Returns one row per checked sentence: its text, the ids it cites, the share of its words held, whether it
+    holds."""
+    by_id = {h.chunk.id: h.chunk for h in hits}
+    rows: list[dict[str, Any]] = []
+    groups: list[tuple[int, int, list[str]]] = []  # runs of citations with nothing but punctuation between them
+    for start, end, _, chunk_id, _ in _cited(text, hits):
+        if groups and not re.search(r"\w", text[groups[-1][1] : start]):
+            groups[-1] = (groups[-1][0], end, groups[-1][2] + [chunk_id] if chunk_id else groups[-1][2])
+        else:
+            groups.append((start, end, [chunk_id] if chunk_id else []))
+    before = 0
+    for start, end, ids in groups:
+        carried, before = _BRACKET.sub(" ", text[before:start]), end
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            continue
+        held_words = set().union(*(content_words(f"{by_id[i].name} {by_id[i].text}") for i in ids))
+        for sentence in _SENTENCE_END.split(carried):
+            claimed = content_words(sentence) - _CITING_WORDS
+            if not claimed:
+                continue
+            held = len(claimed & held_words) / len(claimed)
+            rows.append({"sentence": sentence.strip(), "cited": ids, "held": held, "holds": held > share})
+    return rows
+
+
+def claims_note(text: str, citations: list[Citation], claims: list[dict[str, Any]]) -> str | None:
+    """The line, in a player's words, under a language model's answer that no passage it cites backs, or that cites
+    none (None when the answer is a refusal, or every checked sentence holds)."""
+    if not citations:
+        return None if is_refusal(text) else "⚠ This answer cites no passage; check the passages below."
+    if not claims or all(c["holds"] for c in claims):
+        return None
+    if not any(c["holds"] for c in claims):
+        return "⚠ The notes cited don't say this; check the passages below."
+    unheld = "; ".join(f"“{_shorten(c['sentence'])}”" for c in claims if not c["holds"])
+    return f"⚠ The notes cited don't say {unheld}; check the passages below."
+
+
+def _shorten(sentence: str, most: int = 80) -> str:
+    sentence = sentence.rstrip(" .")
+    return sentence if len(sentence) <= most else sentence[: most - 1].rstrip() + "…"
 
 
 _PART = re.compile(r"\s*\(\d+\)$")  # "(2)": the second passage under one heading
@@ -131,6 +207,33 @@ def confidence(
     return LEVELS[both]
 
 
+def generated_confidence(
+    hits: list[Hit], citations: list[Citation], claims: list[dict[str, Any]], high: float, medium: float
+) -> str:
+    """high / medium / low for a language model's answer, from its own sentences and the passages it cites.
+
+    What it says: all of its checked sentences hold, and every citation names a passage given → high; at least
+    half hold → medium; else low. An answer that cites nothing, or none of whose sentences hold, is low whatever
+    else is said. How sure the cited passages are: the reranker's certainty (``Hit.sure``) of the best passage
+    that holds a sentence, banded at ``high`` and ``medium`` (``answer.confidence_high``, ``confidence_medium``);
+    without a reranker that gives one, its meaning score as the rules read it (.55, .35). The two levels are
+    averaged, rounded down: "high" needs both."""
+    if not citations or not any(c["holds"] for c in claims):
+        return "low"
+    coverage = sum(c.chunk_id is not None for c in citations) / len(citations)
+    holding = sum(c["holds"] for c in claims) / len(claims)
+    said = 2 if holding == 1.0 and coverage == 1.0 else 1 if holding >= 0.5 else 0
+    backing = {i for c in claims if c["holds"] for i in c["cited"]}
+    cited = [h for h in hits if h.chunk.id in backing]
+    sure = [h.sure for h in cited if h.sure is not None]
+    if sure:
+        best, bands = max(sure), (high, medium)
+    else:
+        best, bands = max((h.scores.get("dense", 0.0) for h in cited), default=0.0), (0.55, 0.35)
+    backed = 2 if best >= bands[0] else 1 if best >= bands[1] else 0
+    return LEVELS[(said + backed) // 2]
+
+
 def holds_evidence(signals: dict[str, float], support: float | None, note: str | None) -> float | None:
     """How likely the answer holds what answers the question, by the learned model (None without one, or without
     the offline answerer's signals)."""
@@ -195,8 +298,9 @@ class AnswerStream:
             yield piece
         text = "".join(self._parts)
         self._answer = self._finish(text, first)
-        if self._answer.text != text and self._answer.text.startswith(text):
-            yield self._answer.text[len(text) :]
+        shown = text.rstrip()  # the check's lines follow the answer's last word
+        if self._answer.text != text and self._answer.text.startswith(shown):
+            yield self._answer.text[len(shown) :]
 
     @property
     def answer(self) -> Answer:
@@ -293,6 +397,17 @@ def respond(
         trace["timings"]["first_token"] = first
         trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
+        if not generator.quotes_notes:  # a language model's own sentences: do the passages it cites say them?
+            claims = check_claims(text, hits, config.claim_words_held)
+            trace["claims"] = claims
+            if note := claims_note(text, citations, claims):
+                checked = checked.rstrip() + "\n\n" + note
+            level = (
+                "low"
+                if refused
+                else generated_confidence(hits, citations, claims, config.confidence_high, config.confidence_medium)
+            )
+            return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
         level = "low" if refused else confidence(support, config.refusal_floor, hits, citations, retrieval.verdict)
         held = holds_evidence(trace["signals"], support, assessed.note) if config.confidence == "learned" else None
         trace["holds_evidence"] = held

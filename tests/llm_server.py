@@ -22,10 +22,10 @@ SCRIPTED = {
     # a real passage's label on an answer it never says
     "invents": [
         "The party paid Nostoc 100 gold pieces for a map of Kraghammer. ",
-        "[Session 1 · The Sunken Tavern (2)]",
+        "[Session 1 · The Sunken Tavern]",
     ],
     "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
-    "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark (2)]"],
+    "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark]"],
 }
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from rag.answering import check_citations, offline_rewrite
+from rag.answering import check_citations, check_claims, claims_note, generated_confidence, offline_rewrite
 from rag.cli import main
 from rag.config import load_config
 from rag.measure.answer_eval import run_answer_eval
@@ -148,6 +148,83 @@ def test_the_answer_prompt_has_no_label_a_model_could_copy():
 
     assert "[" not in SYSTEM_PROMPT and "Session 5" not in SYSTEM_PROMPT
     assert "label" in SYSTEM_PROMPT  # it still says how to cite
+
+
+@pytest.fixture
+def with_model(tmp_path, llm_server):
+    """``with_model(name, **settings)``: a pipeline over the small vault whose answers come from a model of
+    tests/llm_server.py (``right``, ``invents``, ``uncited``…: each streams a scripted answer)."""
+    from tests.llm_server import KEY
+
+    made = []
+
+    def make(model: str, **settings) -> Pipeline:
+        overrides = {"store.backend": "qdrant", "store.path": ":memory:", "answer.backend": "openai"}
+        overrides |= {"answer.base_url": llm_server, "answer.model": model, "answer.api_key": KEY, **settings}
+        made.append(Pipeline(load_config(overrides=overrides), embedder=FakeEmbedder()))
+        made[-1].index(write_vault(tmp_path / "vault"), "demo")
+        return made[-1]
+
+    yield make
+    for p in made:
+        p.close()
+
+
+def test_a_right_cited_answer_from_a_model_is_found_in_the_notes(with_model):
+    result = with_model("right").answer("Which bear did Vex tame?", "demo")
+    assert result.text == "Vex tames a bear named Trinket. [Session 3 · The Underdark]"  # nothing to warn about
+    assert result.confidence == "high"
+    assert [c["holds"] for c in result.trace["claims"]] == [True]
+
+
+def test_an_invented_answer_under_a_real_passages_label_is_marked_and_never_sure(with_model):
+    stream = with_model("invents").ask("What did Nostoc offer?", "demo")
+    pieces = list(stream)
+    result = stream.answer
+    assert result.citations[0].chunk_id  # the label is real…
+    assert result.text.endswith("\n\n⚠ The notes cited don't say this; check the passages below.")  # …the claim not
+    assert "".join(pieces).rstrip() == result.text  # the line streams last, as the answer's end
+    assert result.confidence == "low"
+
+
+def test_an_answer_that_cites_nothing_says_so(with_model):
+    result = with_model("uncited").answer("Which bear did Vex tame?", "demo")
+    assert result.text.endswith("\n\n⚠ This answer cites no passage; check the passages below.")
+    assert result.confidence == "low"
+
+
+def test_how_much_of_a_sentence_its_passage_must_hold_is_a_setting(with_model):
+    """The invented sentence shares half its words with the passage it cites (party, Nostoc, gold, Kraghammer; not
+    paid, 100, pieces, map): not most of them, unless the setting asks for less."""
+    result = with_model("invents", **{"answer.claim_words_held": 0.4}).answer("What did Nostoc offer?", "demo")
+    assert "⚠" not in result.text and result.trace["claims"][0]["held"] == 0.5
+
+
+def test_each_cited_sentence_is_checked_against_the_passages_it_cites():
+    mines = part("C1 Session 2 · The Mines", 0, "Herris warns them about the ankhegs below. He gives them a map.")
+    deal = part("C1 Session 2 · A Deal", 1, "Nostoc offers 50 gold pieces for the missing miners.")
+    text = (
+        "Herris gives them a map of the mines. [Session 2 · The Mines] Nostoc offers 50 gold. "
+        "This is stated in [Session 2 · A Deal]. The miners were eaten by a dragon. [Session 2 · A Deal]"
+    )
+    claims = check_claims(text, [mines, deal], 0.5)
+    assert [(c["sentence"], c["holds"]) for c in claims] == [
+        ("Herris gives them a map of the mines.", True),
+        ("Nostoc offers 50 gold.", True),  # "This is stated in" claims nothing of its own
+        ("The miners were eaten by a dragon.", False),
+    ]
+    _, citations = check_citations(text, [mines, deal])
+    assert claims_note(text, citations, claims) == (
+        "⚠ The notes cited don't say “The miners were eaten by a dragon”; check the passages below."
+    )
+    hits = [mines, deal]
+    assert generated_confidence(hits, citations, claims, 0.7, 0.5) != "high"  # one sentence is not in the notes
+    # every sentence held, but no reranker says how sure it is of the passages, and their meaning score is weak
+    assert generated_confidence(hits, citations, claims[:2], 0.7, 0.5) == "medium"
+    for hit in hits:
+        hit.sure = 0.9
+    assert generated_confidence(hits, citations, claims[:2], 0.7, 0.5) == "high"
+    assert generated_confidence(hits, citations, [{**c, "holds": False} for c in claims], 0.7, 0.5) == "low"
 
 
 def test_offline_rewrite_carries_names_and_session():

@@ -56,6 +56,9 @@ class Generator(ABC):
     keeps nothing of one call for the next (the app shares one across every browser session)."""
 
     name: str = "generator"
+    # True when every sentence of an answer is quoted from a passage (the extractive answerer): nothing to check.
+    # Otherwise (a language model writes its own sentences) each cited sentence is checked against what it cites.
+    quotes_notes: bool = False
 
     @abstractmethod
     def generate(
