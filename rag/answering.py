@@ -278,16 +278,22 @@ class AnswerStream:
     """Iterate for the answer's text pieces (``st.write_stream(stream)``), then read ``.answer``.
 
     Reading ``.answer`` first simply consumes the stream. A flag for an unchecked citation arrives as the
-    last piece, so what streamed is exactly ``answer.text``."""
+    last piece, so what streamed is exactly ``answer.text``. ``started``: when the question came in, the one time
+    origin of the run record's timings (the first piece's time, ``finish``'s second argument, is counted from it,
+    as the total is)."""
 
     def __init__(
-        self, pieces: Iterator[str], finish: Callable[[str, float | None], Answer], notices: list[str] | None = None
+        self,
+        pieces: Iterator[str],
+        finish: Callable[[str, float | None], Answer],
+        notices: list[str] | None = None,
+        started: float | None = None,
     ):
         self._pieces, self._finish = pieces, finish
         self.notices = list(notices or [])  # optional search stages that were skipped, with the fix
         self._answer: Answer | None = None
         self._parts: list[str] = []
-        self._started = time.perf_counter()
+        self._started = time.perf_counter() if started is None else started
 
     def __iter__(self) -> Iterator[str]:
         first: float | None = None
@@ -387,7 +393,7 @@ def respond(
             trace["timings"]["total"] = time.perf_counter() - started
             return Answer(asked.text, text, [], hits, refused=True, confidence="low", trace=trace)
 
-        return AnswerStream(iter([refusal]), refused, retrieval.notices)
+        return AnswerStream(iter([refusal]), refused, retrieval.notices, started)
 
     history = history if asked.leans_back else []  # earlier turns only help a follow-up (and mislead others)
     trace["prompt"] = build_messages(standalone, hits, history)
@@ -418,4 +424,4 @@ def respond(
         return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
     pieces = generator.generate(standalone, hits, history, assessed)
-    return AnswerStream(pieces, finish, retrieval.notices)
+    return AnswerStream(pieces, finish, retrieval.notices, started)

@@ -274,6 +274,20 @@ def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path
     assert not any("sk-super-secret" in text for text in files.values())
 
 
+@pytest.mark.parametrize("model", ["slow-model", None])
+def test_a_run_records_timings_all_counted_from_the_question(pipeline, with_model, model, monkeypatch):
+    """The first piece cannot come before the passages were found, nor after the whole answer: both count from
+    when the question came in (a run once logged 20 s to the first piece of a 96 s wait)."""
+    from tests.llm_server import Handler
+
+    monkeypatch.setattr(Handler, "slow_seconds", 0.3)
+    asking = with_model(model) if model else pipeline
+    timings = asking.answer("Which bear did Vex tame?", "demo").trace["timings"]
+    assert timings["rewrite_and_retrieve"] <= timings["first_token"] <= timings["total"]
+    if model:  # the model's own wait is in both
+        assert timings["first_token"] >= timings["rewrite_and_retrieve"] + 0.3
+
+
 def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     questions = tmp_path / "q.jsonl"
     rows = [
