@@ -229,7 +229,7 @@ class Pipeline:
         embedder = self.embedder_for(self.config.retrieval.mode)
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
         result = retriever.retrieve(question, filters)
-        result.notices = notices
+        result.notices = notices + result.notices  # stages left out, then stages that failed
         return result
 
     def ask(

@@ -29,6 +29,14 @@ SCRIPTED = {
 }
 
 
+def _tokens(body: dict) -> int:
+    """What a request takes of a model's context: its messages at the 4.76 characters a token Qwen2.5's tokenizer
+    counted for 20 passages of the notes (16,000 characters, 3,361 tokens), a few for the chat template, and the
+    reply's room (``max_tokens``)."""
+    chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+    return int(chars / 4.76) + 8 * len(body.get("messages", [])) + int(body.get("max_tokens") or 0)
+
+
 class Handler(BaseHTTPRequestHandler):
     failures_left = 0  # answer 503 this many times first (to exercise retries)
     slow_seconds = 6.0  # "slow-model" waits this long before it answers, like a busy local model
@@ -68,6 +76,18 @@ class Handler(BaseHTTPRequestHandler):
                 },
             )
         model = body.get("model")
+        if model == "ctx-2048" and _tokens(body) > 2048:  # llama-cpp-python's server at its default n_ctx
+            return self._json(
+                400,
+                {
+                    "error": {
+                        "message": f"This model's maximum context length is 2048 tokens. However, you requested "
+                        f"{_tokens(body)} tokens. Please reduce the length of the messages or completion.",
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            )
         if model == "tiny-context":
             return self._json(
                 400,
@@ -81,7 +101,7 @@ class Handler(BaseHTTPRequestHandler):
             )
         if model == "slow-model":
             time.sleep(Handler.slow_seconds)
-        elif model not in ("known-model", "breaks-off", *SCRIPTED):
+        elif model not in ("known-model", "breaks-off", "ctx-2048", *SCRIPTED):
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
         pieces = SCRIPTED.get(model) or ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):

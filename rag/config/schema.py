@@ -137,6 +137,9 @@ class RerankConfig(Section):
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)
+    # llm: the model's context length in tokens (a llama.cpp server's default is 2048); the passages to re-read are
+    # sent in requests that fit it, at about 4 characters a token (rag/rerankers/llm.py)
+    llm_context_tokens: int = Field(2048, ge=512)
 
 
 class TrackingConfig(Section):
