@@ -26,6 +26,7 @@ SCRIPTED = {
     ],
     "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
     "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark]"],
+    "paraphrases": ["Vex's new bear is called Trinket. ", "[Session 3 · The Underdark]"],  # right, in its own words
 }
 
 

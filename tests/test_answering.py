@@ -11,7 +11,7 @@ import pytest
 from rag.answering import check_citations, check_claims, claims_note, generated_confidence, offline_rewrite
 from rag.cli import main
 from rag.config import load_config
-from rag.measure.answer_eval import run_answer_eval
+from rag.measure.answer_eval import run_answer_eval, said, token_f1
 from rag.measure.report import render_answers
 from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
@@ -297,6 +297,7 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
             "sessions": [3],
             "evidence": ["tames a bear"],
             "kind": "fact",
+            "answer": "Trinket",
         },
         {"id": "2", "question": "What is the cook's name?", "sessions": [], "evidence": [], "kind": "unanswerable"},
     ]
@@ -304,18 +305,45 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     pipeline.config.answer.backend = "extractive"
     result = run_answer_eval(pipeline, tmp_path / "vault", questions)
     o = result["overall"]
-    assert set(o) == {"refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"}
-    assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0
-    level = result["per_question"][0]["confidence"]
-    assert result["by_confidence"][level] == {
-        "n": 1,
-        "false_refusal_rate": 0.0,
-        "answer_has_evidence": 1.0,
-        "citation_precision": 1.0,
+    assert set(o) == {
+        "refusal_accuracy",
+        "false_refusal_rate",
+        "citation_precision",
+        "answer_has_evidence",
+        "short_answer_correct",
+        "short_answer_precision",
+        "answer_f1",
+        "cited_evidence",
     }
+    assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0 and o["cited_evidence"] == 1.0
+    assert 0.0 < o["answer_f1"] < 1.0  # "Trinket", and the sentence that proves it
+    level = result["per_question"][0]["confidence"]
+    assert result["by_confidence"][level]["n"] == 1 and result["by_confidence"][level]["citation_precision"] == 1.0
     table = render_answers([{"questions": "q.jsonl", "answers": result}], {"q": {"tune": ["1"], "test": ["2"]}})
-    assert "| q | tune | 1 | – | 0.000 | 1.000 | 1.000 | – |" in table  # the answerable one
-    assert "| q | test | 1 | 1.000 | – | – | – | – |" in table and "(n=1)" in table  # the unanswerable one
+    rows = {line.split(" | ")[1]: line.split(" | ")[3:-1] for line in table.splitlines() if line.startswith("| q |")}
+    f1 = f"{o['answer_f1']:.3f}"
+    assert rows["tune"] == ["–", "0.000", "1.000", "1.000", *rows["tune"][4:6], f1, "1.000"]  # the answerable one
+    assert rows["test"] == ["1.000"] + ["–"] * 7 and "(n=1)" in table  # the unanswerable one
+
+
+def test_a_right_answer_in_the_models_own_words_scores_on_the_metrics_that_fit_it(with_model, tmp_path):
+    """No verbatim evidence in the answer (answer_has_evidence 0), but its cited passage holds it, and its words
+    overlap the reference answer's."""
+    questions = tmp_path / "q.jsonl"
+    row = {"id": "1", "question": "Which bear did Vex tame?", "sessions": [3], "kind": "fact", "answer": "Trinket"}
+    questions.write_text(json.dumps({**row, "evidence": ["tames a bear named Trinket"]}))
+    result = run_answer_eval(with_model("paraphrases"), tmp_path / "vault", questions)
+    [scored] = result["per_question"]
+    assert scored["has_evidence"] == 0.0 and scored["cited_evidence"] == 1.0
+    assert scored["answer_f1"] == round(token_f1("Vex's new bear is called Trinket.", "Trinket"), 4) > 0
+
+
+def test_answer_f1_is_squads():
+    assert token_f1("Trinket.", "trinket") == 1.0
+    assert token_f1("The bear Trinket", "a bear named Trinket") == 0.8  # articles and case do not count
+    assert token_f1("It was Session 3", "Session 3") == 2 * 0.5 * 1 / 1.5
+    assert token_f1("Grog", "Trinket") == 0.0
+    assert said("Trinket. [Session 3 · The Underdark]\n\n⚠ This answer cites no passage.") == "Trinket.  \n"
 
 
 def test_run_command_prints_a_cited_answer_and_records_it(tmp_path, monkeypatch, capsys):
