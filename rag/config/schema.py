@@ -165,7 +165,8 @@ class AnswerConfig(Section):
     # How sure an answer is: "learned" (how likely it holds what answers the question, by the model of
     # rag/generators/_decisions.py trained on FairytaleQA train, banded at these two levels, chosen on the dev sets'
     # tune parts: it orders answers better than the rules there, AUC .645 against .573) or "rules" (support,
-    # citations and the reranker's verdict; docs/EVALUATION.md)
+    # citations and the reranker's verdict; docs/EVALUATION.md), for the offline answerer; a language model's answer
+    # is rated by what its cited passages hold (rag.answering.generated_confidence), banded at the same two levels
     confidence: Literal["learned", "rules"] = "learned"
     confidence_high: float = Field(0.7, ge=0, le=1)
     confidence_medium: float = Field(0.5, ge=0, le=1)
