@@ -105,3 +105,21 @@ def test_a_citation_of_no_passage_given_is_said_once_under_the_answer(tmp_path, 
     said = texts(at.chat_message[1].markdown)
     assert said.count("[Session 5 · The Sunken Tavern] is not a passage this answer was given") == 1
     assert not [w for w in at.warning if "Sunken Tavern" in str(w.value)]  # no second, yellow, box
+
+
+@pytest.mark.parametrize(
+    ("model", "question", "line", "badge"),
+    [
+        ("right", "Which bear did Vex tame?", None, "Found it in Session 3"),
+        ("invents", "What did Nostoc offer?", "⚠ The notes cited don't say this", "Not sure"),
+        ("uncited", "Which bear did Vex tame?", "⚠ This answer cites no passage", "Not sure"),
+    ],
+)
+def test_a_models_answer_says_when_the_notes_it_cites_do_not_hold_it(
+    tmp_path, monkeypatch, llm_server, model, question, line, badge
+):
+    with_model(monkeypatch, llm_server, model)
+    indexed(tmp_path)
+    said = texts(ask(start(CHAT), question).chat_message[1].markdown)
+    assert badge in said
+    assert (line in said) if line else "⚠" not in said
