@@ -88,9 +88,9 @@ def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any
     """Each cited sentence of a language model's answer against the passages it cites: the sentences since the
     previous citation are the ones a citation carries; one holds when more than ``share`` of its content words
     (``rag.names.content_words``: lowercased, stop words out, suffixes cut) are in those passages (their text and
-    name): with a half, when most of what it says is there. A sentence whose citations all name no passage given is not checked (``check_citations`` says so).
-    Returns one row per checked sentence: its text, the ids it cites, the share of its words held, whether it
-    holds."""
+    name): with a half, when most of what it says is there. A sentence whose citations all name no passage given
+    is not checked (``check_citations`` says so). Returns one row per checked sentence: its text, the ids it cites,
+    the share of its words held, whether it holds."""
     by_id = {h.chunk.id: h.chunk for h in hits}
     rows: list[dict[str, Any]] = []
     groups: list[tuple[int, int, list[str]]] = []  # runs of citations with nothing but punctuation between them

@@ -117,10 +117,8 @@ def test_a_label_two_parts_of_one_scene_could_be_is_left_unresolved_and_said_onc
         part("C1 Session 2 · A Deal with Nostoc Greyspine", 0),
         part("C1 Session 2 · A Deal with Nostoc Greyspine (2)", 1),
     ]
-    text, cites = check_citations(
-        "Herris gave them a map. [Session 2 · A Deal with Nostoc Greyspine] He left. [Session 2 · A Deal with Nostoc Greyspine]",
-        both,
-    )
+    deal = "[Session 2 · A Deal with Nostoc Greyspine]"
+    text, cites = check_citations(f"Herris gave them a map. {deal} He left. {deal}", both)
     assert [c.chunk_id for c in cites] == [None, None]
     assert text.count("⚠") == 1 and "could be any of 2 passages" in text
     # the full name still names one
@@ -130,16 +128,15 @@ def test_a_label_two_parts_of_one_scene_could_be_is_left_unresolved_and_said_onc
 
 def test_each_unresolved_citation_gets_one_line_in_player_words():
     hits = [part("C1 Session 2 · The Mines", 0)]
-    text, cites = check_citations(
-        "It is stated in [Session 5 · The Sunken Tavern]. Also [Session 7 · Part 1]. [Session 5 · The Sunken Tavern]",
-        hits,
-    )
+    tavern = "[Session 5 · The Sunken Tavern]"
+    text, cites = check_citations(f"It is stated in {tavern}. Also [Session 7 · Part 1]. {tavern}", hits)
     assert [c.chunk_id for c in cites] == [None, None, None]
     notes = [line for line in text.splitlines() if line.startswith("⚠")]
     assert notes == [
         "⚠ [Session 5 · The Sunken Tavern] is not a passage this answer was given, so it is not checked; "
         "check the passages below.",
-        "⚠ [Session 7 · Part 1] is not a passage this answer was given, so it is not checked; check the passages below.",
+        "⚠ [Session 7 · Part 1] is not a passage this answer was given, so it is not checked; "
+        "check the passages below.",
     ]
 
 
