@@ -11,6 +11,7 @@ from rag.config import load_config
 from rag.errors import LanguageModelError, ModelUnavailableError
 from rag.expanders import QueryExpander, clean_variants
 from rag.pipeline import Pipeline
+from rag.question import read_question
 from rag.rerankers.llm import MIN_PASSAGE_CHARS, UNRATED, batches, parse_ratings
 from tests.fakes import FakeEmbedder
 from tests.helpers import SMALL_CAMPAIGN, write_notes
@@ -222,12 +223,12 @@ def test_llm_reranking_fits_a_small_context_in_requests_that_fit_it(tmp_path, ll
 
 def test_passages_too_long_for_the_context_are_trimmed_and_batches_keep_their_order():
     texts = [f"passage {i} " + "word " * 400 for i in range(5)]  # 2,000 characters each
-    sent = batches("Who?", texts, 512)  # 2,048 characters: one passage at most, trimmed
+    sent = batches(read_question("Who?"), texts, 512)  # 2,048 characters: one passage at most, trimmed
     assert [len(b) for b in sent] == [1] * 5 and all(len(b[0]) >= MIN_PASSAGE_CHARS for b in sent)
     assert [b[0].split()[1] for b in sent] == ["0", "1", "2", "3", "4"]
-    assert [len(b) for b in batches("Who?", texts, 8192)] == [5]  # at most 800 characters of each
+    assert [len(b) for b in batches(read_question("Who?"), texts, 8192)] == [5]  # at most 800 characters of each
     with pytest.raises(LanguageModelError) as info:
-        batches("Who? " * 500, texts, 512)
+        batches(read_question("Who? " * 400), texts, 512)
     assert "Passages to re-read" in info.value.one_line()
 
 

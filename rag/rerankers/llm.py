@@ -49,11 +49,11 @@ def parse_ratings(reply: str, count: int) -> list[float]:
     return scores
 
 
-def batches(question: str, texts: list[str], context_tokens: int) -> list[list[str]]:
+def batches(question: Question, texts: list[str], context_tokens: int) -> list[list[str]]:
     """The passages' texts (whitespace folded, at most ``MAX_PASSAGE_CHARS``) in order, grouped into requests
     that fit ``context_tokens`` with the prompt, the question and the reply's room; a passage that would not fit
     even alone is trimmed to what does."""
-    fixed = len(PROMPT) + len(f"Question: {question}\n\n") + CHARS_PER_TOKEN * (TEMPLATE_TOKENS + REPLY_TOKENS)
+    fixed = len(PROMPT) + len(f"Question: {question.text}\n\n") + CHARS_PER_TOKEN * (TEMPLATE_TOKENS + REPLY_TOKENS)
     room = CHARS_PER_TOKEN * context_tokens - fixed
     most = min(MAX_PASSAGE_CHARS, room - _cost(""))
     if most < MIN_PASSAGE_CHARS:
@@ -88,7 +88,7 @@ class LLMReranker(Reranker):
 
     def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
         scores: list[float] = []
-        for batch in batches(question.text, [h.chunk.text for h in hits], self.context_tokens):
+        for batch in batches(question, [h.chunk.text for h in hits], self.context_tokens):
             passages = "\n\n".join(f"P{i}: {text}" for i, text in enumerate(batch, start=1))
             messages = [
                 {"role": "system", "content": PROMPT},
