@@ -93,7 +93,7 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
 
 def show_citations(result: Answer) -> None:
     """Each cited passage as a chip that opens it. A citation that names no passage given is said once, in the
-    answer's own last lines (``rag.answering.check_citations``), not again here."""
+    answer's own last lines (``rag.citations.check_citations``), not again here."""
     by_id = {h.chunk.id: h.chunk for h in result.hits}
     seen: set[str] = set()
     resolved = [c for c in result.citations if c.chunk_id in by_id and not (c.chunk_id in seen or seen.add(c.chunk_id))]

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from rag.answering import check_citations, check_claims, claims_note, generated_confidence, offline_rewrite
+from rag.answering import generated_confidence, offline_rewrite
+from rag.citations import check_citations, check_claims, claims_note
 from rag.cli import main
 from rag.config import load_config
 from rag.measure.answer_eval import run_answer_eval, said, token_f1
@@ -211,7 +212,7 @@ def test_each_cited_sentence_is_checked_against_the_passages_it_cites():
         ("The miners were eaten by a dragon.", False),
     ]
     _, citations = check_citations(text, [mines, deal])
-    assert claims_note(text, citations, claims) == (
+    assert claims_note(citations, claims) == (
         "⚠ The notes cited don't say “The miners were eaten by a dragon”; check the passages below."
     )
     hits = [mines, deal]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.tables import chunks_frame, report_frame
-from rag.answering import check_citations
+from rag.citations import check_citations
 from rag.cli import main
 from rag.config import ChunkingConfig, NotesConfig, load_config
 from rag.ingest.chunking import chunk_notes

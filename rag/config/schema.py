@@ -172,7 +172,7 @@ class AnswerConfig(Section):
     confidence_medium: float = Field(0.5, ge=0, le=1)
     recheck_seconds: float = Field(60.0, ge=0)  # a model that did not answer is not asked again for this long
     # A language model's cited sentence holds when more than this share of its content words is in the passages it
-    # cites (rag.answering.check_claims): half, so a sentence holds when most of what it says is in the notes.
+    # cites (rag.citations.check_claims): half, so a sentence holds when most of what it says is in the notes.
     claim_words_held: float = Field(0.5, ge=0, lt=1)
 
     @property
