@@ -27,7 +27,8 @@ UNANSWERED = (
 )
 CONFIDENCE_HELP = (
     "How sure the answer is, from how closely the passages match the question and whether every citation "
-    "points at a passage that was read. When it is not sure, open the passages before you rely on it."
+    "points at a passage that was read; with a language model, also whether the passages it cites say what it "
+    "says. When it is not sure, open the passages before you rely on it."
 )
 PLOT = {"displayModeBar": False}
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
@@ -91,6 +92,8 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
 
 
 def show_citations(result: Answer) -> None:
+    """Each cited passage as a chip that opens it. A citation that names no passage given is said once, in the
+    answer's own last lines (``rag.citations.check_citations``), not again here."""
     by_id = {h.chunk.id: h.chunk for h in result.hits}
     seen: set[str] = set()
     resolved = [c for c in result.citations if c.chunk_id in by_id and not (c.chunk_id in seen or seen.add(c.chunk_id))]
@@ -105,12 +108,6 @@ def show_citations(result: Answer) -> None:
                     f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]"
                 )
                 st.markdown(_md(chunk.text))
-    for citation in result.citations:
-        if citation.chunk_id is None:
-            st.warning(
-                f"Citation [{citation.label}] does not match any passage the answer was given.",
-                icon=":material/warning:",
-            )
 
 
 def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:

@@ -3,63 +3,29 @@
 ``Pipeline.ask`` runs them in order: ``standalone_question`` rewrites a follow-up; the pipeline searches
 (``named_sessions`` narrows "what happened in session 5?"); ``respond`` refuses without calling any generator
 when nothing passed the threshold or the generator's own support score is below the floor, else generates
-(streamed) and checks every citation against the passages that were in the context. Nothing here searches:
-the rules take what the pipeline found.
+(streamed) and checks every citation against the passages that were in the context, and, for a language model's
+answer, every cited sentence against what it cites (``rag.citations``). Nothing here searches: the rules take
+what the pipeline found.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from rag.citations import check_citations, check_claims, claims_note
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
 from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
-from rag.names import names, norm
+from rag.names import names
 from rag.question import Question, read_question
 from rag.question.turns import session_mentions
 from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
 REFUSAL_WEAK = f"{NOT_IN_NOTES}: the closest passages are about something else, so I won't guess."
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
-_LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
-
-
-def check_citations(text: str, hits: list[Hit]) -> tuple[str, list[Citation]]:
-    """Resolve every ``[label]`` to a passage that was in the context; flag (never drop) the rest.
-
-    A label resolves when it equals a passage's name, or uniquely ends one (an LLM writing
-    "[Session 2 - The Mines]" for "C1 Session 2 · The Mines"). Brackets that neither resolve nor look like a
-    label ("[sic]") are ordinary text. Returns the text, with a warning line when something did not
-    resolve, and the citations in order of appearance."""
-    by_name = {norm(h.chunk.name): h.chunk.id for h in hits}
-    citations: list[Citation] = []
-    for match in _BRACKET.finditer(text):
-        whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two
-        parts = [whole] if norm(whole) in by_name else re.split(r"\s*[;,]\s*(?=\D*\d)", whole)
-        for label in parts:
-            label = label.strip()
-            key = norm(label)
-            chunk_id = by_name.get(key)
-            if chunk_id is None and re.search(r"[a-z]", key):  # a wiki's footnote mark "[4]" ends "Part 4" by chance
-                ends = [cid for name, cid in by_name.items() if name.endswith(" " + key)]
-                chunk_id = ends[0] if len(ends) == 1 else None
-            if chunk_id is None and not _LABELISH.search(label):
-                continue
-            citations.append(Citation(label, chunk_id))
-    bad = list(dict.fromkeys(c.label for c in citations if c.chunk_id is None))
-    if bad:
-        text = text.rstrip() + "\n\n" + unresolved_note(bad)
-    return text, citations
-
-
-def unresolved_note(labels: list[str]) -> str:
-    names = ", ".join(f"[{label}]" for label in labels)
-    return f"⚠ Unchecked citation: {names} is not one of the passages the answer was given; treat it with care."
 
 
 def is_refusal(text: str) -> bool:
@@ -99,6 +65,33 @@ def confidence(
     if coverage < 1.0:  # an unchecked citation: a sure search does not vouch for it
         both = min(both, LEVELS.index(level))
     return LEVELS[both]
+
+
+def generated_confidence(
+    hits: list[Hit], citations: list[Citation], claims: list[dict[str, Any]], high: float, medium: float
+) -> str:
+    """high / medium / low for a language model's answer, from its own sentences and the passages it cites.
+
+    What it says: all of its checked sentences hold, and every citation names a passage given → high; at least
+    half hold → medium; else low. An answer that cites nothing, or none of whose sentences hold, is low whatever
+    else is said. How sure the cited passages are: the reranker's certainty (``Hit.sure``) of the best passage
+    that holds a sentence, banded at ``high`` and ``medium`` (``answer.confidence_high``, ``confidence_medium``);
+    without a reranker that gives one, its meaning score as the rules read it (.55, .35). The two levels are
+    averaged, rounded down: "high" needs both."""
+    if not citations or not any(c["holds"] for c in claims):
+        return "low"
+    coverage = sum(c.chunk_id is not None for c in citations) / len(citations)
+    holding = sum(c["holds"] for c in claims) / len(claims)
+    said = 2 if holding == 1.0 and coverage == 1.0 else 1 if holding >= 0.5 else 0
+    backing = {i for c in claims if c["holds"] for i in c["cited"]}
+    cited = [h for h in hits if h.chunk.id in backing]
+    sure = [h.sure for h in cited if h.sure is not None]
+    if sure:
+        best, bands = max(sure), (high, medium)
+    else:
+        best, bands = max((h.scores.get("dense", 0.0) for h in cited), default=0.0), (0.55, 0.35)
+    backed = 2 if best >= bands[0] else 1 if best >= bands[1] else 0
+    return LEVELS[(said + backed) // 2]
 
 
 def holds_evidence(signals: dict[str, float], support: float | None, note: str | None) -> float | None:
@@ -145,16 +138,22 @@ class AnswerStream:
     """Iterate for the answer's text pieces (``st.write_stream(stream)``), then read ``.answer``.
 
     Reading ``.answer`` first simply consumes the stream. A flag for an unchecked citation arrives as the
-    last piece, so what streamed is exactly ``answer.text``."""
+    last piece, so what streamed is exactly ``answer.text``. ``started``: when the question came in, the one time
+    origin of the run record's timings (the first piece's time, ``finish``'s second argument, is counted from it,
+    as the total is)."""
 
     def __init__(
-        self, pieces: Iterator[str], finish: Callable[[str, float | None], Answer], notices: list[str] | None = None
+        self,
+        pieces: Iterator[str],
+        finish: Callable[[str, float | None], Answer],
+        notices: list[str] | None = None,
+        started: float | None = None,
     ):
         self._pieces, self._finish = pieces, finish
         self.notices = list(notices or [])  # optional search stages that were skipped, with the fix
         self._answer: Answer | None = None
         self._parts: list[str] = []
-        self._started = time.perf_counter()
+        self._started = time.perf_counter() if started is None else started
 
     def __iter__(self) -> Iterator[str]:
         first: float | None = None
@@ -165,8 +164,9 @@ class AnswerStream:
             yield piece
         text = "".join(self._parts)
         self._answer = self._finish(text, first)
-        if self._answer.text != text and self._answer.text.startswith(text):
-            yield self._answer.text[len(text) :]
+        shown = text.rstrip()  # the check's lines follow the answer's last word
+        if self._answer.text != text and self._answer.text.startswith(shown):
+            yield self._answer.text[len(shown) :]
 
     @property
     def answer(self) -> Answer:
@@ -253,7 +253,7 @@ def respond(
             trace["timings"]["total"] = time.perf_counter() - started
             return Answer(asked.text, text, [], hits, refused=True, confidence="low", trace=trace)
 
-        return AnswerStream(iter([refusal]), refused, retrieval.notices)
+        return AnswerStream(iter([refusal]), refused, retrieval.notices, started)
 
     history = history if asked.leans_back else []  # earlier turns only help a follow-up (and mislead others)
     trace["prompt"] = build_messages(standalone, hits, history)
@@ -263,6 +263,17 @@ def respond(
         trace["timings"]["first_token"] = first
         trace["timings"]["total"] = time.perf_counter() - started
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
+        if not generator.quotes_notes:  # a language model's own sentences: do the passages it cites say them?
+            claims = check_claims(text, hits, config.claim_words_held)
+            trace["claims"] = claims
+            if note := claims_note(citations, claims, refused=is_refusal(text)):
+                checked = checked.rstrip() + "\n\n" + note
+            level = (
+                "low"
+                if refused
+                else generated_confidence(hits, citations, claims, config.confidence_high, config.confidence_medium)
+            )
+            return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
         level = "low" if refused else confidence(support, config.refusal_floor, hits, citations, retrieval.verdict)
         held = holds_evidence(trace["signals"], support, assessed.note) if config.confidence == "learned" else None
         trace["holds_evidence"] = held
@@ -273,4 +284,4 @@ def respond(
         return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
     pieces = generator.generate(standalone, hits, history, assessed)
-    return AnswerStream(pieces, finish, retrieval.notices)
+    return AnswerStream(pieces, finish, retrieval.notices, started)

@@ -136,6 +136,8 @@ def cmd_search(config: Config, args: argparse.Namespace) -> int:
             },
         )
         print(f"run recorded in {folder}", file=sys.stderr)
+    for line in result.notices:  # a stage left out or failed (re-reading with the language model), and what was done
+        print(f"note: {line}", file=sys.stderr)
     if args.json:
         print_json(
             {
@@ -161,8 +163,10 @@ def cmd_run(config: Config, args: argparse.Namespace) -> int:
     finally:
         pipeline.close()
     print(f"run recorded in {folder}", file=sys.stderr)
-    if fell_back := result.trace.get("fallback"):  # the language model did not answer: this is the offline answer
-        print(f"note: {fell_back}", file=sys.stderr)
+    # the language model did not answer (this is the offline answer), a stage left out or failed: what was done
+    for line in dict.fromkeys([result.trace.get("fallback"), *result.trace.get("notices", [])]):
+        if line:
+            print(f"note: {line}", file=sys.stderr)
     if args.json:
         print_json(
             {

@@ -229,7 +229,7 @@ class Pipeline:
         embedder = self.embedder_for(self.config.retrieval.mode)
         retriever = Retriever(self.config, embedder, self.store, campaign, aliases, reranker, expander)
         result = retriever.retrieve(question, filters)
-        result.notices = notices
+        result.notices = notices + result.notices  # stages left out, then stages that failed
         return result
 
     def ask(
@@ -243,18 +243,19 @@ class Pipeline:
         answer lazily while the stream is read; ``stream.answer`` is the checked ``Answer``. With a language model,
         its first piece is waited for here: a model that does not answer gets the offline answer instead, with a
         notice (``rag.llm.fallback.FallbackStream``)."""
+        started = time.perf_counter()  # every timing of the answer's run record counts from here
         question = self.read(question)  # a question too long is refused here, by any answerer
         if not self.config.answer.uses_llm:
-            return self._ask(question, campaign, filters, history)
+            return self._ask(question, campaign, filters, history, started)
 
         def offline() -> AnswerStream:
-            return self.offline()._ask(question, campaign, filters, history)
+            return self.offline()._ask(question, campaign, filters, history, started)
 
         answer = self.config.answer
         reason = recently_down(answer)
         if reason is None:
             try:
-                return FallbackStream(answer, self._ask(question, campaign, filters, history), offline).prime()
+                return FallbackStream(answer, self._ask(question, campaign, filters, history, started), offline).prime()
             except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
                 reason = err.one_line()
         return FallbackStream(answer, None, offline, reason)
@@ -265,8 +266,9 @@ class Pipeline:
         campaign: str | None = None,
         filters: Filters | None = None,
         history: History | None = None,
+        started: float | None = None,
     ) -> AnswerStream:
-        started = time.perf_counter()
+        started = time.perf_counter() if started is None else started  # when the question came in
         asked = self.read(question)
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []

@@ -42,7 +42,8 @@ from rag.generators import Generator, Support  # noqa: E402
 
 
 class FakeGenerator(Generator):
-    """Answers with the first sentence of the top hit and its label (or a scripted ``reply``), and records
+    """Answers with the first sentence of the top hit and its label (quoted, as the extractive answerer quotes), or
+    a scripted ``reply`` (checked, as a language model's answer is), and records
     every call, so tests can assert that a refusal never reached the generator. ``support`` is scripted."""
 
     name = "fake-generator"
@@ -51,6 +52,7 @@ class FakeGenerator(Generator):
     def __init__(self, config=None, embedder=None, reply: str | None = None, support: float | None = None):
         self.config, self.embedder, self.reply, self._support = config, embedder, reply, support
         self.calls: list[tuple[str, list, list]] = []
+        self.quotes_notes = reply is None  # a scripted reply is written like a language model's: it is checked
         FakeGenerator.instances.append(self)
 
     def generate(self, question, hits, history=None, support=None):

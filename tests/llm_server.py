@@ -14,6 +14,29 @@ import pytest
 
 KEY = "sk-test-good"
 
+# Models that stream a scripted answer about tests.helpers.VAULT, each a way a small local model answered in
+# issue 39 (Qwen2.5-Coder 1.5B on a llama.cpp server), written for that vault.
+SCRIPTED = {
+    # copies the label of the prompt's old example instead of one of the passages given
+    "copies-example": ["Nostoc offers gold. ", "This is stated in [Session 5 · The Sunken Tavern]."],
+    # a real passage's label on an answer it never says
+    "invents": [
+        "The party paid Nostoc 100 gold pieces for a map of Kraghammer. ",
+        "[Session 1 · The Sunken Tavern]",
+    ],
+    "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
+    "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark]"],
+    "paraphrases": ["Vex's new bear is called Trinket. ", "[Session 3 · The Underdark]"],  # right, in its own words
+}
+
+
+def _tokens(body: dict) -> int:
+    """What a request takes of a model's context: its messages at the 4.76 characters a token Qwen2.5's tokenizer
+    counted for 20 passages of the notes (16,000 characters, 3,361 tokens), a few for the chat template, and the
+    reply's room (``max_tokens``)."""
+    chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+    return int(chars / 4.76) + 8 * len(body.get("messages", [])) + int(body.get("max_tokens") or 0)
+
 
 class Handler(BaseHTTPRequestHandler):
     failures_left = 0  # answer 503 this many times first (to exercise retries)
@@ -54,6 +77,18 @@ class Handler(BaseHTTPRequestHandler):
                 },
             )
         model = body.get("model")
+        if model == "ctx-2048" and _tokens(body) > 2048:  # llama-cpp-python's server at its default n_ctx
+            return self._json(
+                400,
+                {
+                    "error": {
+                        "message": f"This model's maximum context length is 2048 tokens. However, you requested "
+                        f"{_tokens(body)} tokens. Please reduce the length of the messages or completion.",
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            )
         if model == "tiny-context":
             return self._json(
                 400,
@@ -67,9 +102,9 @@ class Handler(BaseHTTPRequestHandler):
             )
         if model == "slow-model":
             time.sleep(Handler.slow_seconds)
-        elif model not in ("known-model", "breaks-off"):
+        elif model not in ("known-model", "breaks-off", "ctx-2048", *SCRIPTED):
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
-        pieces = ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+        pieces = SCRIPTED.get(model) or ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
         if not body.get("stream"):
             return self._json(
                 200,

@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from rag.answering import check_citations, offline_rewrite
+from rag.answering import generated_confidence, offline_rewrite
+from rag.citations import check_citations, check_claims, claims_note
 from rag.cli import main
 from rag.config import load_config
-from rag.measure.answer_eval import run_answer_eval
+from rag.measure.answer_eval import run_answer_eval, said, token_f1
 from rag.measure.report import render_answers
 from rag.models import Chunk, Filters, Hit
 from rag.pipeline import Pipeline
@@ -63,7 +64,7 @@ def test_unresolvable_citation_is_flagged_not_dropped(pipeline):
     gen = with_fake(reply="Grog smashes the patrol. [Session 9 · Part 4]")
     result = pipeline.with_settings(generator=gen).answer("What did Grog smash?", "demo")
     assert result.citations[-1].chunk_id is None and result.citations[-1].label == "Session 9 · Part 4"
-    assert "[Session 9 · Part 4]" in result.text and "Unchecked citation" in result.text
+    assert "[Session 9 · Part 4]" in result.text and "⚠ [Session 9 · Part 4] is not a passage" in result.text
     assert result.confidence == "low"
 
 
@@ -93,10 +94,135 @@ def test_citation_labels_resolve_loosely_but_uniquely():
         "A [Session 2 - Part 11]. B [C1 Session 2 · Part 1; Session 2 · Part 11]. [they]", hits
     )
     assert [c.chunk_id for c in cites] == [hits[0].chunk.id, hits[1].chunk.id, hits[0].chunk.id]
-    assert "Unchecked" not in text
+    assert "⚠" not in text
     # a wiki's footnote mark quoted from the notes is their text, not a citation of "… Part 1" or "… Part 11"
     text, cites = check_citations("[1] As the carpet circles around, Grog falls. [C1 Session 2 · Part 11]", hits)
-    assert [c.chunk_id for c in cites] == [hits[0].chunk.id] and "Unchecked" not in text
+    assert [c.chunk_id for c in cites] == [hits[0].chunk.id] and "⚠" not in text
+
+
+def part(name: str, position: int, text: str = "text") -> Hit:
+    return Hit(Chunk("demo", "C1 Session 2.md", position, text, name, session=2, campaign_no=1), 1.0, position + 1)
+
+
+def test_a_label_without_its_part_number_or_campaign_resolves_when_it_names_one_passage_given():
+    deal = part("C1 Session 2 · A Deal with Nostoc Greyspine (2)", 1)
+    text, cites = check_citations(
+        "Herris gave them a map of the mines. [Session 2 · A Deal with Nostoc Greyspine]",
+        [part("C1 Session 2 · The Mines", 0), deal],
+    )
+    assert [c.chunk_id for c in cites] == [deal.chunk.id] and "⚠" not in text
+
+
+def test_a_label_two_parts_of_one_scene_could_be_is_left_unresolved_and_said_once():
+    both = [
+        part("C1 Session 2 · A Deal with Nostoc Greyspine", 0),
+        part("C1 Session 2 · A Deal with Nostoc Greyspine (2)", 1),
+    ]
+    deal = "[Session 2 · A Deal with Nostoc Greyspine]"
+    text, cites = check_citations(f"Herris gave them a map. {deal} He left. {deal}", both)
+    assert [c.chunk_id for c in cites] == [None, None]
+    assert text.count("⚠") == 1 and "could be any of 2 passages" in text
+    # the full name still names one
+    _, cites = check_citations("A map. [C1 Session 2 · A Deal with Nostoc Greyspine (2)]", both)
+    assert [c.chunk_id for c in cites] == [both[1].chunk.id]
+
+
+def test_each_unresolved_citation_gets_one_line_in_player_words():
+    hits = [part("C1 Session 2 · The Mines", 0)]
+    tavern = "[Session 5 · The Sunken Tavern]"
+    text, cites = check_citations(f"It is stated in {tavern}. Also [Session 7 · Part 1]. {tavern}", hits)
+    assert [c.chunk_id for c in cites] == [None, None, None]
+    notes = [line for line in text.splitlines() if line.startswith("⚠")]
+    assert notes == [
+        "⚠ [Session 5 · The Sunken Tavern] is not a passage this answer was given, so it is not checked; "
+        "check the passages below.",
+        "⚠ [Session 7 · Part 1] is not a passage this answer was given, so it is not checked; "
+        "check the passages below.",
+    ]
+
+
+def test_the_answer_prompt_has_no_label_a_model_could_copy():
+    from rag.generators import SYSTEM_PROMPT
+
+    assert "[" not in SYSTEM_PROMPT and "Session 5" not in SYSTEM_PROMPT
+    assert "label" in SYSTEM_PROMPT  # it still says how to cite
+
+
+@pytest.fixture
+def with_model(tmp_path, llm_server):
+    """``with_model(name, **settings)``: a pipeline over the small vault whose answers come from a model of
+    tests/llm_server.py (``right``, ``invents``, ``uncited``…: each streams a scripted answer)."""
+    from tests.llm_server import KEY
+
+    made = []
+
+    def make(model: str, **settings) -> Pipeline:
+        overrides = {"store.backend": "qdrant", "store.path": ":memory:", "answer.backend": "openai"}
+        overrides |= {"answer.base_url": llm_server, "answer.model": model, "answer.api_key": KEY, **settings}
+        made.append(Pipeline(load_config(overrides=overrides), embedder=FakeEmbedder()))
+        made[-1].index(write_vault(tmp_path / "vault"), "demo")
+        return made[-1]
+
+    yield make
+    for p in made:
+        p.close()
+
+
+def test_a_right_cited_answer_from_a_model_is_found_in_the_notes(with_model):
+    result = with_model("right").answer("Which bear did Vex tame?", "demo")
+    assert result.text == "Vex tames a bear named Trinket. [Session 3 · The Underdark]"  # nothing to warn about
+    assert result.confidence == "high"
+    assert [c["holds"] for c in result.trace["claims"]] == [True]
+
+
+def test_an_invented_answer_under_a_real_passages_label_is_marked_and_never_sure(with_model):
+    stream = with_model("invents").ask("What did Nostoc offer?", "demo")
+    pieces = list(stream)
+    result = stream.answer
+    assert result.citations[0].chunk_id  # the label is real…
+    assert result.text.endswith("\n\n⚠ The notes cited don't say this; check the passages below.")  # …the claim not
+    assert "".join(pieces).rstrip() == result.text  # the line streams last, as the answer's end
+    assert result.confidence == "low"
+
+
+def test_an_answer_that_cites_nothing_says_so(with_model):
+    result = with_model("uncited").answer("Which bear did Vex tame?", "demo")
+    assert result.text.endswith("\n\n⚠ This answer cites no passage; check the passages below.")
+    assert result.confidence == "low"
+
+
+def test_how_much_of_a_sentence_its_passage_must_hold_is_a_setting(with_model):
+    """The invented sentence shares half its words with the passage it cites (party, Nostoc, gold, Kraghammer; not
+    paid, 100, pieces, map): not most of them, unless the setting asks for less."""
+    result = with_model("invents", **{"answer.claim_words_held": 0.4}).answer("What did Nostoc offer?", "demo")
+    assert "⚠" not in result.text and result.trace["claims"][0]["held"] == 0.5
+
+
+def test_each_cited_sentence_is_checked_against_the_passages_it_cites():
+    mines = part("C1 Session 2 · The Mines", 0, "Herris warns them about the ankhegs below. He gives them a map.")
+    deal = part("C1 Session 2 · A Deal", 1, "Nostoc offers 50 gold pieces for the missing miners.")
+    text = (
+        "Herris gives them a map of the mines. [Session 2 · The Mines] Nostoc offers 50 gold. "
+        "This is stated in [Session 2 · A Deal]. The miners were eaten by a dragon. [Session 2 · A Deal]"
+    )
+    claims = check_claims(text, [mines, deal], 0.5)
+    assert [(c["sentence"], c["holds"]) for c in claims] == [
+        ("Herris gives them a map of the mines.", True),
+        ("Nostoc offers 50 gold.", True),  # "This is stated in" claims nothing of its own
+        ("The miners were eaten by a dragon.", False),
+    ]
+    _, citations = check_citations(text, [mines, deal])
+    assert claims_note(citations, claims) == (
+        "⚠ The notes cited don't say “The miners were eaten by a dragon”; check the passages below."
+    )
+    hits = [mines, deal]
+    assert generated_confidence(hits, citations, claims, 0.7, 0.5) != "high"  # one sentence is not in the notes
+    # every sentence held, but no reranker says how sure it is of the passages, and their meaning score is weak
+    assert generated_confidence(hits, citations, claims[:2], 0.7, 0.5) == "medium"
+    for hit in hits:
+        hit.sure = 0.9
+    assert generated_confidence(hits, citations, claims[:2], 0.7, 0.5) == "high"
+    assert generated_confidence(hits, citations, [{**c, "holds": False} for c in claims], 0.7, 0.5) == "low"
 
 
 def test_offline_rewrite_carries_names_and_session():
@@ -146,6 +272,20 @@ def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path
     assert not any("sk-super-secret" in text for text in files.values())
 
 
+@pytest.mark.parametrize("model", ["slow-model", None])
+def test_a_run_records_timings_all_counted_from_the_question(pipeline, with_model, model, monkeypatch):
+    """The first piece cannot come before the passages were found, nor after the whole answer: both count from
+    when the question came in (a run once logged 20 s to the first piece of a 96 s wait)."""
+    from tests.llm_server import Handler
+
+    monkeypatch.setattr(Handler, "slow_seconds", 0.3)
+    asking = with_model(model) if model else pipeline
+    timings = asking.answer("Which bear did Vex tame?", "demo").trace["timings"]
+    assert timings["rewrite_and_retrieve"] <= timings["first_token"] <= timings["total"]
+    if model:  # the model's own wait is in both
+        assert timings["first_token"] >= timings["rewrite_and_retrieve"] + 0.3
+
+
 def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     questions = tmp_path / "q.jsonl"
     rows = [
@@ -155,6 +295,7 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
             "sessions": [3],
             "evidence": ["tames a bear"],
             "kind": "fact",
+            "answer": "Trinket",
         },
         {"id": "2", "question": "What is the cook's name?", "sessions": [], "evidence": [], "kind": "unanswerable"},
     ]
@@ -162,18 +303,45 @@ def test_answer_eval_counts_refusals_and_citations(pipeline, tmp_path):
     pipeline.config.answer.backend = "extractive"
     result = run_answer_eval(pipeline, tmp_path / "vault", questions)
     o = result["overall"]
-    assert set(o) == {"refusal_accuracy", "false_refusal_rate", "citation_precision", "answer_has_evidence"}
-    assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0
-    level = result["per_question"][0]["confidence"]
-    assert result["by_confidence"][level] == {
-        "n": 1,
-        "false_refusal_rate": 0.0,
-        "answer_has_evidence": 1.0,
-        "citation_precision": 1.0,
+    assert set(o) == {
+        "refusal_accuracy",
+        "false_refusal_rate",
+        "citation_precision",
+        "answer_has_evidence",
+        "short_answer_correct",
+        "short_answer_precision",
+        "answer_f1",
+        "cited_evidence",
     }
+    assert o["false_refusal_rate"] == 0.0 and o["answer_has_evidence"] == 1.0 and o["cited_evidence"] == 1.0
+    assert 0.0 < o["answer_f1"] < 1.0  # "Trinket", and the sentence that proves it
+    level = result["per_question"][0]["confidence"]
+    assert result["by_confidence"][level]["n"] == 1 and result["by_confidence"][level]["citation_precision"] == 1.0
     table = render_answers([{"questions": "q.jsonl", "answers": result}], {"q": {"tune": ["1"], "test": ["2"]}})
-    assert "| q | tune | 1 | – | 0.000 | 1.000 | 1.000 | – |" in table  # the answerable one
-    assert "| q | test | 1 | 1.000 | – | – | – | – |" in table and "(n=1)" in table  # the unanswerable one
+    rows = {line.split(" | ")[1]: line.split(" | ")[3:-1] for line in table.splitlines() if line.startswith("| q |")}
+    f1 = f"{o['answer_f1']:.3f}"
+    assert rows["tune"] == ["–", "0.000", "1.000", "1.000", *rows["tune"][4:6], f1, "1.000"]  # the answerable one
+    assert rows["test"] == ["1.000"] + ["–"] * 7 and "(n=1)" in table  # the unanswerable one
+
+
+def test_a_right_answer_in_the_models_own_words_scores_on_the_metrics_that_fit_it(with_model, tmp_path):
+    """No verbatim evidence in the answer (answer_has_evidence 0), but its cited passage holds it, and its words
+    overlap the reference answer's."""
+    questions = tmp_path / "q.jsonl"
+    row = {"id": "1", "question": "Which bear did Vex tame?", "sessions": [3], "kind": "fact", "answer": "Trinket"}
+    questions.write_text(json.dumps({**row, "evidence": ["tames a bear named Trinket"]}))
+    result = run_answer_eval(with_model("paraphrases"), tmp_path / "vault", questions)
+    [scored] = result["per_question"]
+    assert scored["has_evidence"] == 0.0 and scored["cited_evidence"] == 1.0
+    assert scored["answer_f1"] == round(token_f1("Vex's new bear is called Trinket.", "Trinket"), 4) > 0
+
+
+def test_answer_f1_is_squads():
+    assert token_f1("Trinket.", "trinket") == 1.0
+    assert token_f1("The bear Trinket", "a bear named Trinket") == 0.8  # articles and case do not count
+    assert token_f1("It was Session 3", "Session 3") == 2 * 0.5 * 1 / 1.5
+    assert token_f1("Grog", "Trinket") == 0.0
+    assert said("Trinket. [Session 3 · The Underdark]\n\n⚠ This answer cites no passage.") == "Trinket.  \n"
 
 
 def test_the_report_sets_each_labels_stated_likelihood_beside_how_often_it_held():

@@ -88,3 +88,38 @@ def test_bounds_a_long_question_is_refused_and_the_chat_keeps_its_last_turns(tmp
     questions = [texts(m.markdown) for m in at.chat_message if m.name == "user"]
     assert questions == ["What did Nostoc offer?", "Who smashed the duergar patrol?"]
     assert "keeps the last 2 turns" in texts(at.caption)
+
+
+def with_model(monkeypatch, url: str, model: str) -> None:
+    """The chat answers with a model of tests/llm_server.py (one that streams a scripted answer)."""
+    from tests.llm_server import KEY
+
+    for key, value in {"BACKEND": "openai", "BASE_URL": url, "MODEL": model, "API_KEY": KEY}.items():
+        monkeypatch.setenv(f"CHRONICLER_ANSWER__{key}", value)
+
+
+def test_a_citation_of_no_passage_given_is_said_once_under_the_answer(tmp_path, monkeypatch, llm_server):
+    with_model(monkeypatch, llm_server, "copies-example")
+    indexed(tmp_path)
+    at = ask(start(CHAT), "What did Nostoc offer?")
+    said = texts(at.chat_message[1].markdown)
+    assert said.count("[Session 5 · The Sunken Tavern] is not a passage this answer was given") == 1
+    assert not [w for w in at.warning if "Sunken Tavern" in str(w.value)]  # no second, yellow, box
+
+
+@pytest.mark.parametrize(
+    ("model", "question", "line", "badge"),
+    [
+        ("right", "Which bear did Vex tame?", None, "Found it in Session 3"),
+        ("invents", "What did Nostoc offer?", "⚠ The notes cited don't say this", "Not sure"),
+        ("uncited", "Which bear did Vex tame?", "⚠ This answer cites no passage", "Not sure"),
+    ],
+)
+def test_a_models_answer_says_when_the_notes_it_cites_do_not_hold_it(
+    tmp_path, monkeypatch, llm_server, model, question, line, badge
+):
+    with_model(monkeypatch, llm_server, model)
+    indexed(tmp_path)
+    said = texts(ask(start(CHAT), question).chat_message[1].markdown)
+    assert badge in said
+    assert (line in said) if line else "⚠" not in said

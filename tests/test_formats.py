@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.tables import chunks_frame, report_frame
-from rag.answering import check_citations
+from rag.citations import check_citations
 from rag.cli import main
 from rag.config import ChunkingConfig, NotesConfig, load_config
 from rag.ingest.chunking import chunk_notes
@@ -346,7 +346,9 @@ def test_page_citation_resolves_when_two_documents_have_that_page():
     _, citations = check_citations("Yorb sells it. [Handout 3, p. 2]", hits)
     assert [c.chunk_id for c in citations] == [hits[0].chunk.id]
     text, citations = check_citations("Yorb sells it. [Handout 9, p. 4]", hits)
-    assert [c.chunk_id for c in citations] == [None] and "Unchecked citation" in text  # flagged, not dropped
+    assert [c.chunk_id for c in citations] == [
+        None
+    ] and "⚠ [Handout 9, p. 4] is not a passage" in text  # flagged, not dropped
 
 
 def test_index_report_says_what_each_file_became(pipeline):

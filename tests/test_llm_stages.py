@@ -8,13 +8,14 @@ import pytest
 
 from rag.cli import main
 from rag.config import load_config
-from rag.errors import ModelUnavailableError
+from rag.errors import LanguageModelError, ModelUnavailableError
 from rag.expanders import QueryExpander, clean_variants
 from rag.pipeline import Pipeline
-from rag.rerankers.llm import UNRATED, parse_ratings
+from rag.question import read_question
+from rag.rerankers.llm import MIN_PASSAGE_CHARS, UNRATED, batches, parse_ratings
 from tests.fakes import FakeEmbedder
 from tests.helpers import SMALL_CAMPAIGN, write_notes
-from tests.llm_server import KEY, Handler
+from tests.llm_server import KEY, Handler, _tokens
 
 
 class ScriptedExpander(QueryExpander):
@@ -172,6 +173,83 @@ def test_llm_reranker_reorders_by_the_models_ratings(tmp_path, engine, llm_serve
     assert "sealed letter" in top.chunk.text and top.scores["rerank"] == 9 and top.ranks["rerank"] == 1
     assert all("rerank" in h.scores for h in result.hits)
     assert "rerank" in result.timings
+
+
+def long_campaign(tmp_path):
+    """Twenty sessions of one 800-character passage each, all naming Vasselheim; day 7's holds the sealed letter."""
+    notes = {}
+    for day in range(1, 21):
+        told = "the Keeper hands Vex a sealed letter" if day == 7 else "the priests say nothing of the Calamity"
+        text = f"On day {day} in Vasselheim {told}. " + "They walk the long roads of the city and talk. " * 20
+        notes[f"Session {day}.md"] = f"# Session Start\n## Day {day}\n- {text[:800]}\n"
+    return write_notes(tmp_path / "long", notes)
+
+
+def rate_the_letter(body) -> str:
+    """A model's ratings: 9 for the passage with the sealed letter, 1 for the others, numbered as it was sent."""
+    passages = body["messages"][1]["content"].split("\n\nP")[1:]
+    return "\n".join(f"P{i}: {9 if 'sealed letter' in p else 1}" for i, p in enumerate(passages, start=1))
+
+
+def long_pipeline(tmp_path, llm_server, **settings) -> Pipeline:
+    overrides = {
+        **with_llm(llm_server),
+        "answer.model": "ctx-2048",
+        "store.backend": "qdrant",
+        "reranker.enabled": True,
+    }
+    overrides |= {"reranker.backend": "llm", "reranker.candidates": 20, "retrieval.candidates": 20, **settings}
+    p = Pipeline(load_config(overrides={**overrides, "retrieval.query_expansion": False}), embedder=FakeEmbedder())
+    p.index(long_campaign(tmp_path), "long")
+    return p
+
+
+def test_llm_reranking_fits_a_small_context_in_requests_that_fit_it(tmp_path, llm_server, monkeypatch):
+    """20 passages of 800 characters are ~3,400 tokens, more than a llama.cpp server's default 2,048: they go in
+    requests that fit, and every passage is rated."""
+    monkeypatch.setattr(Handler, "reply", staticmethod(rate_the_letter))
+    Handler.requests.clear()
+    p = long_pipeline(tmp_path, llm_server)
+    try:
+        result = p.search("What happened in Vasselheim?", "long")
+    finally:
+        p.close()
+    sent = [r["body"] for r in Handler.requests if r["body"].get("model") == "ctx-2048"]
+    assert len(sent) > 1 and all(_tokens(body) <= 2048 for body in sent)
+    assert "sealed letter" in result.hits[0].chunk.text and result.hits[0].scores["rerank"] == 9
+    assert all(h.scores["rerank"] in (1, 9) for h in result.candidates[:20])  # none left unrated
+    assert not result.notices
+
+
+def test_passages_too_long_for_the_context_are_trimmed_and_batches_keep_their_order():
+    texts = [f"passage {i} " + "word " * 400 for i in range(5)]  # 2,000 characters each
+    sent = batches(read_question("Who?"), texts, 512)  # 2,048 characters: one passage at most, trimmed
+    assert [len(b) for b in sent] == [1] * 5 and all(len(b[0]) >= MIN_PASSAGE_CHARS for b in sent)
+    assert [b[0].split()[1] for b in sent] == ["0", "1", "2", "3", "4"]
+    assert [len(b) for b in batches(read_question("Who?"), texts, 8192)] == [5]  # at most 800 characters of each
+    with pytest.raises(LanguageModelError) as info:
+        batches(read_question("Who? " * 400), texts, 512)
+    assert "Passages to re-read" in info.value.one_line()
+
+
+def test_llm_reranking_that_fails_leaves_the_first_order_and_says_so(tmp_path, llm_server, monkeypatch):
+    """A context setting larger than the server's: the request is refused, and the question is still searched,
+    in the order the search found, with a line naming the setting that helps (not the passages shown)."""
+    monkeypatch.setattr(Handler, "reply", staticmethod(rate_the_letter))
+    p = long_pipeline(tmp_path, llm_server, **{"reranker.llm_context_tokens": 8192})
+    try:
+        failed = p.search("What happened in Vasselheim?", "long")
+        stream = p.ask("What happened in Vasselheim?", "long")
+        answer = stream.answer
+    finally:
+        p.close()
+    assert not any("rerank" in h.scores for h in failed.candidates)  # as the first stages ranked them
+    assert [h.rank for h in failed.hits] == list(range(1, len(failed.hits) + 1))
+    assert [h.score for h in failed.hits] == sorted((h.score for h in failed.hits), reverse=True)
+    [said] = failed.notices
+    assert "in the order the search found them" in said and "Passages to re-read" in said and "top-k" not in said
+    assert answer.text.startswith("Herris gives them")  # the model still answered the question…
+    assert said in stream.notices and not getattr(stream, "fell_back", None)  # …under the same line
 
 
 def test_llm_reranker_without_an_llm_says_so(tmp_path):

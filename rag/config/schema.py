@@ -137,6 +137,9 @@ class RerankConfig(Section):
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     batch_size: int = Field(32, ge=1, le=1024)
+    # llm: the model's context length in tokens (a llama.cpp server's default is 2048); the passages to re-read are
+    # sent in requests that fit it, at about 4 characters a token (rag/rerankers/llm.py)
+    llm_context_tokens: int = Field(2048, ge=512)
 
 
 class TrackingConfig(Section):
@@ -162,11 +165,15 @@ class AnswerConfig(Section):
     # How sure an answer is: "learned" (how likely it holds what answers the question, by the model of
     # rag/generators/_decisions.py trained on FairytaleQA train, banded at these two levels, chosen on the dev sets'
     # tune parts: it orders answers better than the rules there, AUC .645 against .573) or "rules" (support,
-    # citations and the reranker's verdict; docs/EVALUATION.md)
+    # citations and the reranker's verdict; docs/EVALUATION.md), for the offline answerer; a language model's answer
+    # is rated by what its cited passages hold (rag.answering.generated_confidence), banded at the same two levels
     confidence: Literal["learned", "rules"] = "learned"
     confidence_high: float = Field(0.7, ge=0, le=1)
     confidence_medium: float = Field(0.5, ge=0, le=1)
     recheck_seconds: float = Field(60.0, ge=0)  # a model that did not answer is not asked again for this long
+    # A language model's cited sentence holds when more than this share of its content words is in the passages it
+    # cites (rag.citations.check_claims): half, so a sentence holds when most of what it says is in the notes.
+    claim_words_held: float = Field(0.5, ge=0, lt=1)
 
     @property
     def uses_llm(self) -> bool:

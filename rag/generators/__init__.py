@@ -20,12 +20,15 @@ from rag.question import Question
 History = list[tuple[str, str]]  # (player's question, answer text), oldest first
 
 NOT_IN_NOTES = "The notes don't say"
+# No example label: a small model copies one as its citation ("[Session 5 · The Sunken Tavern]"), so the rules
+# only say where the labels are.
 SYSTEM_PROMPT = (
     "You answer questions about a tabletop role-playing campaign using ONLY the session notes given below. "
     "Rules:\n"
     "1. Use only facts stated in the notes. Do not use outside knowledge and do not guess.\n"
-    "2. After every sentence that states a fact, cite the passage it comes from with its label exactly as "
-    "written, e.g. [Session 5 · The Sunken Tavern]. Cite only labels that appear in the notes below.\n"
+    "2. After every sentence that states a fact, cite the passage it comes from: copy that passage's label, "
+    "the bracketed first line of the passage, exactly as written, brackets included. Cite only labels that "
+    "appear in the notes below.\n"
     f'3. If the notes do not contain the answer, reply exactly: "{NOT_IN_NOTES}." and nothing else.\n'
     "4. Be brief: a few sentences. If the question asks which session or when, name the session(s)."
 )
@@ -53,6 +56,9 @@ class Generator(ABC):
     keeps nothing of one call for the next (the app shares one across every browser session)."""
 
     name: str = "generator"
+    # True when every sentence of an answer is quoted from a passage (the extractive answerer): nothing to check.
+    # Otherwise (a language model writes its own sentences) each cited sentence is checked against what it cites.
+    quotes_notes: bool = False
 
     @abstractmethod
     def generate(

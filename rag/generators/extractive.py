@@ -76,6 +76,7 @@ class ExtractiveGenerator(Generator):
     """Stateless: every call reads what it needs from its arguments and returns what it found."""
 
     name = "extractive"
+    quotes_notes = True
 
     def __init__(self, config: AnswerConfig | None = None, embedder=None):
         self.config = config or AnswerConfig()

@@ -17,6 +17,7 @@ from rag.errors import LanguageModelError, LanguageModelKeyError, LanguageModelM
 
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "too long")
 DEFAULT_MODEL = "gpt-4o-mini"
+TOO_LONG_FOR_THE_ANSWER = "Lower 'Passages to show (top-k)' in the sidebar, or use a model with a longer context."
 
 
 def llm_configured(config: AnswerConfig) -> bool:
@@ -46,8 +47,15 @@ class LLMClient:
             max_retries=config.max_retries,
         )
 
-    def create(self, messages: list[dict[str, str]], stream: bool, max_tokens: int | None = None):
-        """``chat.completions.create`` with the configured model and sampling; errors become one sentence."""
+    def create(
+        self,
+        messages: list[dict[str, str]],
+        stream: bool,
+        max_tokens: int | None = None,
+        too_long: str = TOO_LONG_FOR_THE_ANSWER,
+    ):
+        """``chat.completions.create`` with the configured model and sampling; errors become one sentence.
+        ``too_long``: what to do when the request does not fit the model's context (the setting that sizes it)."""
         import openai
 
         kwargs = {
@@ -74,10 +82,7 @@ class LLMClient:
             ) from None
         except openai.BadRequestError as err:
             if any(w in str(err).lower() for w in _CONTEXT_WORDS):
-                raise LanguageModelError(
-                    "The question and passages are too long for the LLM.",
-                    hint="Lower 'Passages to show (top-k)' in the sidebar, or use a model with a longer context.",
-                ) from None
+                raise LanguageModelError("The question and passages are too long for the LLM.", hint=too_long) from None
             raise LanguageModelError(f"The LLM server refused the request: {short(err)}") from None
         except openai.APITimeoutError:
             raise LanguageModelError(
@@ -94,9 +99,11 @@ class LLMClient:
         except openai.APIStatusError as err:
             raise LanguageModelError(f"The LLM server failed ({err.status_code}): {short(err)}") from None
 
-    def complete(self, messages: list[dict[str, str]], max_tokens: int | None = None) -> str:
+    def complete(
+        self, messages: list[dict[str, str]], max_tokens: int | None = None, too_long: str = TOO_LONG_FOR_THE_ANSWER
+    ) -> str:
         """The whole reply as text (empty when the server sent no choice)."""
-        resp = self.create(messages, stream=False, max_tokens=max_tokens)
+        resp = self.create(messages, stream=False, max_tokens=max_tokens, too_long=too_long)
         return (resp.choices[0].message.content or "").strip() if resp.choices else ""
 
 

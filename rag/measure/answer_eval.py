@@ -11,13 +11,21 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
   answer opens with a short answer on a line of its own) contains the gold answer's key term (``key_term``), by
   the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss;
 - ``short_answer_precision``: of the answers that show a lead line, the share whose lead holds the key term (how
-  often a short answer a player sees is right).
+  often a short answer a player sees is right);
+- ``answer_f1``: token-level F1 of what the answer says (its citations and warning lines left out) against the
+  reference ``answer``, normalised as SQuAD does (lowercased, punctuation and the articles a/an/the removed), over
+  answerable questions that give one; a refusal scores 0. Fits a generated answer, which rewords the notes;
+- ``cited_evidence``: share of answerable questions with evidence whose answer cites a passage that holds an
+  evidence span (the data sets' rule, ``supports``): the evidence held by the cited passages, however the answer
+  words it (a refusal counts as a miss).
 """
 
 from __future__ import annotations
 
 import re
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +56,34 @@ def key_term(q: GoldQuestion) -> str | None:
     return next((norm(w) for w in _WORD.findall(q.answer) if w.casefold() not in STOPWORDS and len(w) > 2), None)
 
 
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_CITATION = re.compile(r"\[[^\[\]\n]*\]")
+
+
+def said(text: str) -> str:
+    """What an answer says: without its citations and the check's warning lines ("⚠ …")."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("⚠")]
+    return _CITATION.sub(" ", "\n".join(lines))
+
+
+def squad_tokens(text: str) -> list[str]:
+    """SQuAD's answer normalisation: lowercase, punctuation (any Unicode punctuation) and articles out."""
+    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text.lower())
+    return _ARTICLES.sub(" ", text).split()
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """SQuAD's token-level F1 of a prediction against one reference answer."""
+    predicted, wanted = squad_tokens(prediction), squad_tokens(reference)
+    if not predicted or not wanted:
+        return float(predicted == wanted)
+    same = sum((Counter(predicted) & Counter(wanted)).values())
+    if not same:
+        return 0.0
+    precision, recall = same / len(predicted), same / len(wanted)
+    return 2 * precision * recall / (precision + recall)
+
+
 def lead_line(text: str) -> str:
     """The short answer an answer opens with on a line of its own, or "" when it opens with the proof."""
     first, sep, _ = text.partition("\n\n")
@@ -71,10 +107,15 @@ def score_answer(q, result) -> dict[str, Any]:
     if key := key_term(q):
         row["short_answer_correct"] = float(not result.refused and key in norm(lead_line(result.text)))
         row["lead_shown"] = float(not result.refused and bool(lead_line(result.text)))
+    if q.answer.strip():
+        row["answer_f1"] = 0.0 if result.refused else round(token_f1(said(result.text), q.answer), 4)
     text = norm(result.text)
     row["has_evidence"] = float(not result.refused and any(norm(e) and norm(e) in text for e in q.evidence))
+    by_id = {h.chunk.id: h.chunk for h in result.hits}
+    if q.evidence:
+        cited = [by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id]
+        row["cited_evidence"] = float(not result.refused and any(supports(chunk, q) for chunk in cited))
     if not result.refused and q.evidence:
-        by_id = {h.chunk.id: h.chunk for h in result.hits}
         row["citations"] = len(result.citations)
         row["citations_supporting"] = sum(
             1 for c in result.citations if c.chunk_id in by_id and supports(by_id[c.chunk_id], q)
@@ -98,6 +139,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
         "short_answer_precision": round(sum(r["short_answer_correct"] for r in shown) / len(shown), 4)
         if shown
         else None,
+        "answer_f1": mean("answer_f1"),
+        "cited_evidence": mean("cited_evidence"),
     }
     return {k: v for k, v in out.items() if v is not None}
 

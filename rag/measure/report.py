@@ -26,6 +26,8 @@ ANSWER_COLUMNS = [
     "answer_has_evidence",
     "short_answer_correct",
     "short_answer_precision",
+    "answer_f1",
+    "cited_evidence",
 ]
 LEVELS = ("high", "medium", "low")
 

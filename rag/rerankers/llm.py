@@ -1,8 +1,11 @@
-"""Reranking by the configured OpenAI-compatible LLM: one listwise request scores every candidate 0–10.
+"""Reranking by the configured OpenAI-compatible LLM: listwise requests score every candidate 0–10.
 
-One request for all candidates (not one per passage) keeps a 20-passage rerank to a single round trip.
-A passage the model leaves unrated scores -1, so it falls below every rated one but keeps its first-stage
-order among the unrated (the retriever's sort is stable): a sloppy reply degrades, it never crashes.
+The passages go in as few requests as fit the model's context (``reranker.llm_context_tokens``, at about four
+characters a token, the reply's room included): one round trip for 20 passages on a large context, a few on a
+llama.cpp server's default 2,048 tokens (20 passages of 800 characters are ~3,400 tokens), each passage trimmed
+when even one alone would not fit. A passage the model leaves unrated scores -1, so it falls below every rated one
+but keeps its first-stage order among the unrated (the retriever's sort is stable): a sloppy reply degrades, it
+never crashes; a request that fails leaves the search in its first-stage order (``rag.search.retrieval``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import re
 
 from rag.config import AnswerConfig, RerankConfig
-from rag.errors import no_llm_error
+from rag.errors import LanguageModelError, no_llm_error
 from rag.llm import LLMClient, llm_configured
 from rag.models import Hit
 from rag.question import Question
@@ -21,7 +24,14 @@ PROMPT = (
     "how well it answers the player's question, from 0 (unrelated) to 10 (answers it directly). "
     "Reply with one line per passage in the form `P3: 7`, for every passage, and nothing else."
 )
-MAX_PASSAGE_CHARS = 800  # enough to judge relevance; keeps 20 passages well inside small contexts
+MAX_PASSAGE_CHARS = 800  # enough to judge relevance
+MIN_PASSAGE_CHARS = 200  # less than this of a passage is not worth rating: the context is too small to re-read
+CHARS_PER_TOKEN = 4  # a rough count of English text (the issue's 20 passages: 16,000 characters, 3,361 tokens)
+REPLY_TOKENS = 10  # per passage rated ("P12: 7" and a line break), and as much again for the reply's start
+TEMPLATE_TOKENS = 32  # the chat template's role markers around the two messages
+TOO_LONG = (
+    "Lower 'Passages to re-read' in the sidebar, or set reranker.llm_context_tokens to the model's context length."
+)
 _RATING = re.compile(r"\bP?\s*(\d+)\s*[:=\-–]\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 UNRATED = -1.0
 
@@ -39,26 +49,55 @@ def parse_ratings(reply: str, count: int) -> list[float]:
     return scores
 
 
+def batches(question: Question, texts: list[str], context_tokens: int) -> list[list[str]]:
+    """The passages' texts (whitespace folded, at most ``MAX_PASSAGE_CHARS``) in order, grouped into requests
+    that fit ``context_tokens`` with the prompt, the question and the reply's room; a passage that would not fit
+    even alone is trimmed to what does."""
+    fixed = len(PROMPT) + len(f"Question: {question.text}\n\n") + CHARS_PER_TOKEN * (TEMPLATE_TOKENS + REPLY_TOKENS)
+    room = CHARS_PER_TOKEN * context_tokens - fixed
+    most = min(MAX_PASSAGE_CHARS, room - _cost(""))
+    if most < MIN_PASSAGE_CHARS:
+        raise LanguageModelError(
+            f"The question leaves no room to re-read passages in the model's context ({context_tokens} tokens).",
+            hint=TOO_LONG,
+        )
+    out: list[list[str]] = [[]]
+    used = 0
+    for text in texts:
+        text = " ".join(text.split())[:most]
+        if out[-1] and used + _cost(text, len(out[-1]) + 1) > room:
+            out.append([])
+            used = 0
+        out[-1].append(text)
+        used += _cost(text, len(out[-1]))
+    return out if out[0] else []
+
+
+def _cost(text: str, number: int = 99) -> int:
+    """What one passage takes of the context in characters: "\n\nP12: ", its text and its line of the reply."""
+    return len(f"\n\nP{number}: ") + len(text) + CHARS_PER_TOKEN * REPLY_TOKENS
+
+
 class LLMReranker(Reranker):
-    def __init__(self, answer: AnswerConfig):
+    def __init__(self, answer: AnswerConfig, context_tokens: int = 2048):
         if not llm_configured(answer):
             raise no_llm_error("Reranking with the LLM")
         self.llm = LLMClient(answer)
         self.name = f"llm:{self.llm.model}"
+        self.context_tokens = context_tokens
 
     def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
-        if not hits:
-            return []
-        chunks = [h.chunk for h in hits]
-        passages = "\n\n".join(
-            f"P{i}: {' '.join(c.text.split())[:MAX_PASSAGE_CHARS]}" for i, c in enumerate(chunks, start=1)
-        )
-        messages = [
-            {"role": "system", "content": PROMPT},
-            {"role": "user", "content": f"Question: {question.text}\n\n{passages}"},
-        ]
-        return parse_ratings(self.llm.complete(messages, max_tokens=10 * len(hits) + 20), len(hits))
+        scores: list[float] = []
+        for batch in batches(question, [h.chunk.text for h in hits], self.context_tokens):
+            passages = "\n\n".join(f"P{i}: {text}" for i, text in enumerate(batch, start=1))
+            messages = [
+                {"role": "system", "content": PROMPT},
+                {"role": "user", "content": f"Question: {question.text}\n\n{passages}"},
+            ]
+            reply = self.llm.complete(messages, max_tokens=REPLY_TOKENS * (len(batch) + 1), too_long=TOO_LONG)
+            scores += parse_ratings(reply, len(batch))
+        return scores
 
 
 def create(config: RerankConfig, embedder=None, answer: AnswerConfig | None = None) -> LLMReranker:
-    return LLMReranker(answer or AnswerConfig())
+    return LLMReranker(answer or AnswerConfig(), config.llm_context_tokens)

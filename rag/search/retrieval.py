@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rag.campaign.aliases import AliasTable
 from rag.config import Config
 from rag.embedders import Embedder
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, LanguageModelError
 from rag.expanders import QueryExpander
 from rag.models import Chunk, Filters, Hit
 from rag.question import Question
@@ -36,9 +36,17 @@ class Retrieval:
     timings: dict[str, float] = field(default_factory=dict)
     variants: dict[str, str] = field(default_factory=dict)  # stage → the text it searched for the question
     queries: list[str] = field(default_factory=list)  # the question, then the expander's phrasings
-    notices: list[str] = field(default_factory=list)  # optional stages skipped, with the fix (lenient pipelines)
+    notices: list[str] = field(default_factory=list)  # optional stages skipped or failed, with the fix
     verdict: str | None = None  # the reranker's word on the best passage ("high"/"medium"/"low"), if it gives one
     unknown: list[str] = field(default_factory=list)  # names the question asks about that the notes never write
+
+
+def reread_failed(err: ChroniclerError) -> str:
+    """The line a player reads when re-reading the passages with the language model did not work."""
+    return (
+        "Re-reading the passages with the language model did not work, so they are in the order the search "
+        f"found them: {err.one_line()}"
+    )
 
 
 def rrf(rankings: dict[str, list[tuple[Chunk, float]]], k: int, weights: dict[str, float]) -> dict[str, float]:
@@ -136,9 +144,13 @@ class Retriever:
             more = self._search(question, queries[1:], mode, max(cfg.candidates, k), filters, timings)
             found += [hits for hits, _ in more]
         candidates = found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight)
+        notices: list[str] = []
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
-            candidates = self._rerank(question, candidates)
+            try:
+                candidates = self._rerank(question, candidates)
+            except LanguageModelError as err:  # the llm reranker: the order the search found serves the question
+                notices.append(reread_failed(err))
             timings["rerank"] = time.perf_counter() - t0
         floor = cfg.score_threshold  # applies to the final score (the rerank score for reranked hits)
         for hit in candidates:
@@ -156,7 +168,17 @@ class Retriever:
             else []
         )
         return Retrieval(
-            text, kept, candidates, mode, filters, timings, variants, queries, verdict=verdict, unknown=unknown
+            text,
+            kept,
+            candidates,
+            mode,
+            filters,
+            timings,
+            variants,
+            queries,
+            notices=notices,
+            verdict=verdict,
+            unknown=unknown,
         )
 
     def _search(
@@ -226,6 +248,8 @@ class Retriever:
         return {stage: in_story_order_when_tied(found) for stage, found in rankings.items()}
 
     def _rerank(self, question: Question, candidates: list[Hit]) -> list[Hit]:
+        """Every candidate keeps its first-stage score and rank until the reranker has scored them all: one that
+        fails midway leaves them as they were."""
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
         n = self.config.reranker.candidates
         head, tail = candidates[:n], candidates[n:]
