@@ -120,7 +120,11 @@ def _reliability(results: list[dict]) -> list[str]:
     """Stated against observed, per label: the mean likelihood the confidence model stated for the answers under
     a label, and the share of them that held an evidence span. A label a player can trust is one where the two
     agree (within .10, the next issue's target). Only results that recorded the stated likelihood."""
-    stated = [r for r in results if any(q.get("holds_evidence") is not None for q in r["answers"]["per_question"])]
+    stated = [
+        r
+        for r in results
+        if any(q.get("holds_evidence") is not None and "has_evidence" in q for q in r["answers"]["per_question"])
+    ]
     if not stated:
         return []
     lines = [
