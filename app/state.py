@@ -8,8 +8,10 @@ is cheap and built per rerun around them.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -20,7 +22,7 @@ from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
 from rag.models import Chunk, Filters
-from rag.pipeline import Embedder, IndexReport, Pipeline, Store
+from rag.pipeline import Embedder, IndexProgress, IndexReport, Pipeline, Store
 
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store
 _first_start_tried: set[tuple] = set()
@@ -30,6 +32,9 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 # The campaign selector's widget key (drawn by app.sidebar, read by every page) and the switch requested
 # by a page for the next run (a widget's value cannot change once drawn).
 CAMPAIGN, PENDING_CAMPAIGN, CREATED = "campaign", "_pending_campaign", "_created_campaigns"
+# A run stopped part way (any click reruns the page, which ends the run at its next progress step):
+# ``Stopped`` of the campaign, kept until a run of it ends.
+STOPPED = "_index_stopped"
 
 
 def get_config() -> Config:
@@ -188,30 +193,86 @@ def run_index(
     config: Config,
     notes_dir: Path | str,
     campaign: str,
-    label: str = "Embedding your notes…",
+    label: str = "Reading your notes…",
     *,
     typed: bool = False,
+    stoppable: bool = False,
 ) -> IndexReport:
-    """Index with a progress bar; returns the IndexReport (errors are the caller's to show). ``typed``: a
-    folder someone typed on a page, read only where folders may be read (``Pipeline.files``)."""
+    """Index with a progress bar that counts passages as they are read, names the note being read and, after a
+    few steps, the time left; returns the IndexReport (errors are the caller's to show). ``typed``: a folder
+    someone typed on a page, read only where folders may be read (``Pipeline.files``). ``stoppable``: a "Stop
+    reading" button under the bar. Streamlit ends a running script at its next element update when any widget is
+    clicked, so a click stops the run at its next step; what it read is kept (``Pipeline.index``), and
+    ``stopped()`` says how far it got."""
     require(config.role, "sync" if typed else "index")  # said before the model loads; indexing checks again
     if typed:
         notes_dir = Pipeline(config).files.allowed_folder(notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
+    if stoppable:
+        st.button(
+            "Stop reading",
+            key="stop_reading",
+            icon=":material/stop_circle:",
+            help="What is read so far is kept; reading again picks up where it stopped.",
+        )
+    last: list[IndexProgress] = []
 
-    def progress(done: int, total: int) -> None:
-        if total:
-            bar.progress(done / total, text=f"{label} {done} of {total} passages")
+    def progress(step: IndexProgress) -> None:
+        last[:] = [step]
+        if step.total:
+            bar.progress(step.done / step.total, text=progress_line(label, step))
 
     with INDEX_LOCK:
         p = pipeline(config)
         _ = p.embedder  # load the model under its own spinner before the bar starts moving
         try:
             report = p.index(notes_dir, campaign, progress)
+        except BaseException as stop:  # noqa: BLE001 - Streamlit's rerun or stop: remembered, then let through
+            if not isinstance(stop, Exception) and last and last[0].total:
+                st.session_state[STOPPED] = Stopped(campaign, last[0], str(notes_dir), typed)
+            raise
         finally:
             changed()
+    st.session_state.pop(STOPPED, None)
     bar.progress(1.0, text=f"Done. {ingest_summary(report, config.view)}")
     return report
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A run stopped part way: its campaign, how far it got, and the folder it read (to read the rest)."""
+
+    campaign: str
+    progress: IndexProgress
+    folder: str
+    typed: bool
+
+    def line(self) -> str:
+        p = self.progress
+        read = p.done + p.already
+        return f"Stopped: {read} of {p.total + p.already} passages read; reading again picks up where it stopped."
+
+
+def stopped(campaign: str) -> Stopped | None:
+    """The last run of ``campaign`` in this browser session, if it was stopped part way."""
+    kept = st.session_state.get(STOPPED)
+    return kept if isinstance(kept, Stopped) and kept.campaign == campaign else None
+
+
+def progress_line(label: str, step: IndexProgress) -> str:
+    """ "Reading your notes… 32 of 94 passages · Session 12.md · about 20 s left" (Markdown)."""
+    line = f"{label} {step.done} of {step.total} passages"
+    if step.already:
+        line += f" ({step.already} already read)"
+    if step.note and step.done < step.total:
+        line += f" · {_md(step.note)}"
+    if left := step.time_left():
+        line += f" · {left}"
+    return line
+
+
+def _md(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", text)
 
 
 def first_start(config: Config) -> None:
