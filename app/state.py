@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
@@ -32,9 +32,7 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 # The campaign selector's widget key (drawn by app.sidebar, read by every page) and the switch requested
 # by a page for the next run (a widget's value cannot change once drawn).
 CAMPAIGN, PENDING_CAMPAIGN, CREATED = "campaign", "_pending_campaign", "_created_campaigns"
-# A run stopped part way (any click reruns the page, which ends the run at its next progress step):
-# ``Stopped`` of the campaign, kept until a run of it ends.
-STOPPED = "_index_stopped"
+READING = "_reading"  # the Ingest page's last index run in this browser session (``Reading``)
 
 
 def get_config() -> Config:
@@ -201,62 +199,81 @@ def run_index(
     """Index with a progress bar that counts passages as they are read, names the note being read and, after a
     few steps, the time left; returns the IndexReport (errors are the caller's to show). ``typed``: a folder
     someone typed on a page, read only where folders may be read (``Pipeline.files``). ``stoppable``: a "Stop
-    reading" button under the bar. Streamlit ends a running script at its next element update when any widget is
-    clicked, so a click stops the run at its next step; what it read is kept (``Pipeline.index``), and
-    ``stopped()`` says how far it got."""
+    reading" button under the bar, and the run kept as a ``Reading`` for ``stopped()``."""
     require(config.role, "sync" if typed else "index")  # said before the model loads; indexing checks again
     if typed:
         notes_dir = Pipeline(config).files.allowed_folder(notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
+    reading = Reading(campaign, str(notes_dir), typed)
     if stoppable:
+        st.session_state[READING] = reading
         st.button(
             "Stop reading",
             key="stop_reading",
             icon=":material/stop_circle:",
             help="What is read so far is kept; reading again picks up where it stopped.",
         )
-    last: list[IndexProgress] = []
 
     def progress(step: IndexProgress) -> None:
-        last[:] = [step]
+        reading.progress = step  # stored before the bar moves: a stop raises in the bar's update
         if step.total:
             bar.progress(step.done / step.total, text=progress_line(label, step))
 
-    with INDEX_LOCK:
-        p = pipeline(config)
-        _ = p.embedder  # load the model under its own spinner before the bar starts moving
-        try:
-            report = p.index(notes_dir, campaign, progress)
-        except BaseException as stop:  # noqa: BLE001 - Streamlit's rerun or stop: remembered, then let through
-            if not isinstance(stop, Exception) and last and last[0].total:
-                st.session_state[STOPPED] = Stopped(campaign, last[0], str(notes_dir), typed)
-            raise
-        finally:
-            changed()
-    st.session_state.pop(STOPPED, None)
+    try:
+        with INDEX_LOCK:
+            p = pipeline(config)
+            _ = p.embedder  # load the model under its own spinner before the bar starts moving
+            try:
+                report = p.index(notes_dir, campaign, progress)
+            finally:
+                changed()
+    except Exception:
+        reading.outcome = "failed"
+        raise
+    except BaseException:  # Streamlit's stop (a click) or rerun: what was read is kept (Pipeline.index)
+        reading.outcome = "stopped"
+        raise
+    else:
+        reading.outcome = "done"
+    finally:
+        reading.finished.set()
     bar.progress(1.0, text=f"Done. {ingest_summary(report, config.view)}")
     return report
 
 
-@dataclass(frozen=True)
-class Stopped:
-    """A run stopped part way: its campaign, how far it got, and the folder it read (to read the rest)."""
+@dataclass
+class Reading:
+    """An index run of the Ingest page, shared with the page's next run. A click while a script runs makes
+    Streamlit start the next run at once, in another thread, and end this one at its next element update (the
+    bar's, after a step is stored): so the next run waits for ``finished`` and then says how far it got."""
 
     campaign: str
-    progress: IndexProgress
-    folder: str
+    folder: str  # what it read, to read the rest
     typed: bool
+    progress: IndexProgress | None = None  # the last step said: every passage it counts is stored
+    outcome: str = "reading"  # "reading", then "done", "failed" or "stopped"
+    finished: threading.Event = field(default_factory=threading.Event)
 
     def line(self) -> str:
-        p = self.progress
-        read = p.done + p.already
-        return f"Stopped: {read} of {p.total + p.already} passages read; reading again picks up where it stopped."
+        p = self.progress or IndexProgress(0, 0)
+        return (
+            f"Stopped: {p.done + p.already} of {p.total + p.already} passages read; reading again picks up "
+            "where it stopped."
+        )
 
 
-def stopped(campaign: str) -> Stopped | None:
-    """The last run of ``campaign`` in this browser session, if it was stopped part way."""
-    kept = st.session_state.get(STOPPED)
-    return kept if isinstance(kept, Stopped) and kept.campaign == campaign else None
+def stopped(config: Config, campaign: str) -> Reading | None:
+    """The last reading of ``campaign`` in this browser session if it was stopped part way, once it has stopped
+    (waiting up to ``limits.stop_wait_seconds`` for the step it was reading)."""
+    reading = st.session_state.get(READING)
+    if not isinstance(reading, Reading) or reading.campaign != campaign:
+        return None
+    if not reading.finished.is_set():
+        with st.spinner("Stopping: keeping the passages being read…"):
+            reading.finished.wait(config.limits.stop_wait_seconds)
+    if reading.outcome not in ("stopped", "reading") or not (reading.progress and reading.progress.total):
+        return None
+    return reading
 
 
 def progress_line(label: str, step: IndexProgress) -> str:

@@ -145,7 +145,7 @@ with folder_tab:
 
 # -- last run -------------------------------------------------------------------------------------------
 last = ss.get("last_report")
-if stop := state.stopped(campaign):  # newer than any report kept: the run after it was stopped
+if stop := state.stopped(config, campaign):  # newer than any report kept: the run after it was stopped
     last = None
     with st.container(border=True, key="stopped_reading"):
         st.info(stop.line(), icon=":material/pause_circle:")

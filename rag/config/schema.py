@@ -182,6 +182,7 @@ class LimitsConfig(Section):
     chat_turns: int = Field(50, ge=1)  # the chat keeps this many turns; older ones leave the screen
     upload_files: int = Field(5000, ge=1)  # notes in one upload (a zip counts its files)
     upload_mb: float = Field(200.0, gt=0)  # one upload, unpacked
+    stop_wait_seconds: float = Field(60.0, gt=0)  # the Ingest page waits this long for a stopped reading's last step
 
 
 class GMViewConfig(Section):
