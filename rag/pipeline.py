@@ -11,6 +11,7 @@ app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipeline`` p
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -175,7 +176,8 @@ class Pipeline:
             with writing(self.store_place, INDEX_HINT):  # a full disk: one message naming the store folder
                 report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
         except BaseException:  # stopped part way: what was written stays, so the saved tables are out of date
-            self._forget_aliases(campaign)
+            with contextlib.suppress(Exception):  # never in the way of why it stopped
+                self._forget_aliases(campaign)
             raise
         if report.embedded or report.deleted or report.relabelled:  # unchanged: reuse the saved tables
             self._forget_aliases(campaign)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.config import load_config
+from rag.ingest.campaign_files import alias_path
 from rag.pipeline import IndexProgress, Pipeline
 from rag.stores import get_store
 from tests.fakes import FakeEmbedder
@@ -118,3 +119,15 @@ def test_a_gm_only_note_is_not_named_in_the_player_view(tmp_path, pipeline):
 def test_the_time_left_in_words(seconds, said):
     assert IndexProgress(10, 94, "Session 12.md", seconds).time_left() == said
     assert IndexProgress(94, 94, "", seconds).time_left() == ""
+
+
+def test_a_stopped_index_leaves_no_out_of_date_table_of_names(tmp_path, pipeline):
+    notes = vault(tmp_path / "notes", sessions=1)
+    p = pipeline()
+    p.index(notes, "t")
+    saved = alias_path(p.config, "t", "player")
+    assert saved.is_file()
+    vault(notes, sessions=7)  # six more sessions, stopped part way: the names table is made again when next asked
+    with pytest.raises(KeyboardInterrupt):
+        p.index(notes, "t", StopAfter(steps=1))
+    assert not saved.exists()
