@@ -205,9 +205,10 @@ def run_index(
         notes_dir = Pipeline(config).files.allowed_folder(notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
     reading = Reading(campaign, str(notes_dir), typed)
+    stop = st.empty()  # the Stop button, gone when the run ends with an error
     if stoppable:
         st.session_state[READING] = reading
-        st.button(
+        stop.button(
             "Stop reading",
             key="stop_reading",
             icon=":material/stop_circle:",
@@ -229,6 +230,7 @@ def run_index(
                 changed()
     except Exception:
         reading.outcome = "failed"
+        stop.empty()
         raise
     except BaseException:  # Streamlit's stop (a click) or rerun: what was read is kept (Pipeline.index)
         reading.outcome = "stopped"
