@@ -44,8 +44,8 @@ class IndexProgress:
     """Where an index run is, said after every step: ``done`` of the ``total`` passages this run reads are
     read and stored; ``note`` is the file being read now ("Session 12.md"; "" when done, or when only GM-only
     passages are left and the reader is in the player view); ``seconds_left`` is estimated from the passages done
-    so far once ``embedding.estimate_after`` steps are timed (None before); ``already``: passages stored by an
-    earlier run, not read again."""
+    so far once ``embedding.estimate_after`` steps are timed (None before); ``already``: passages that need no
+    reading (stored by an earlier run, or moved with their vectors)."""
 
     done: int
     total: int
@@ -232,11 +232,9 @@ class _Steps:
         """``done`` passages are read and stored (0: the start)."""
         if done:
             read = sum(len(c.text) for c in self.embed[self.done : done])
-            self.chars_done, self.chars_left, self.steps = (
-                self.chars_done + read,
-                self.chars_left - read,
-                self.steps + 1,
-            )
+            self.chars_done += read
+            self.chars_left -= read
+            self.steps += 1
         self.done = done
         if not self.progress:
             return
