@@ -272,7 +272,9 @@ def stopped(config: Config, campaign: str) -> Reading | None:
         return None
     if not reading.finished.is_set():
         with st.spinner("Stopping: keeping the passages being read…"):
-            reading.finished.wait(config.limits.stop_wait_seconds)
+            stopped_now = reading.finished.wait(config.limits.stop_wait_seconds)
+        if stopped_now:
+            st.rerun()  # the sidebar's count was drawn before the last step was kept: drawn again with it
     if reading.outcome not in ("stopped", "reading") or not (reading.progress and reading.progress.total):
         return None
     return reading

@@ -58,6 +58,8 @@ def test_the_count_rises_before_the_end_and_stop_keeps_what_was_read(tmp_path):
         kept, of = map(int, re.search(r"Stopped: (\d+) of (\d+)", stopped.inner_text()).groups())
         assert done <= kept < of == total, stopped.inner_text()
         expect(bar).to_have_count(0)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        expect(sidebar.get_by_text(f"{kept} passages", exact=True)).to_be_visible()  # what was kept, counted
 
         page.get_by_role("button", name="Read the rest").click()
         summary = page.get_by_text(re.compile(r"Read \d+ files into \d+ passages"))
