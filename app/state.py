@@ -8,8 +8,10 @@ is cheap and built per rerun around them.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
@@ -20,7 +22,7 @@ from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
 from rag.models import Chunk, Filters
-from rag.pipeline import Embedder, IndexReport, Pipeline, Store
+from rag.pipeline import Embedder, IndexProgress, IndexReport, Pipeline, Store
 
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store
 _first_start_tried: set[tuple] = set()
@@ -30,6 +32,7 @@ _generation = [0]  # bumped after every index/drop so cached chunk lists are reb
 # The campaign selector's widget key (drawn by app.sidebar, read by every page) and the switch requested
 # by a page for the next run (a widget's value cannot change once drawn).
 CAMPAIGN, PENDING_CAMPAIGN, CREATED = "campaign", "_pending_campaign", "_created_campaigns"
+READING = "_reading"  # the Ingest page's last index run in this browser session (``Reading``)
 
 
 def get_config() -> Config:
@@ -188,30 +191,109 @@ def run_index(
     config: Config,
     notes_dir: Path | str,
     campaign: str,
-    label: str = "Embedding your notes…",
+    label: str = "Reading your notes…",
     *,
     typed: bool = False,
+    stoppable: bool = False,
 ) -> IndexReport:
-    """Index with a progress bar; returns the IndexReport (errors are the caller's to show). ``typed``: a
-    folder someone typed on a page, read only where folders may be read (``Pipeline.files``)."""
+    """Index with a progress bar that counts passages as they are read, names the note being read and, after a
+    few steps, the time left; returns the IndexReport (errors are the caller's to show). ``typed``: a folder
+    someone typed on a page, read only where folders may be read (``Pipeline.files``). ``stoppable``: a "Stop
+    reading" button under the bar, and the run kept as a ``Reading`` for ``stopped()``."""
     require(config.role, "sync" if typed else "index")  # said before the model loads; indexing checks again
     if typed:
         notes_dir = Pipeline(config).files.allowed_folder(notes_dir)
     bar = st.progress(0.0, text="Reading and chunking the notes…")
+    reading = Reading(campaign, str(notes_dir), typed)
+    stop = st.empty()  # the Stop button, gone when the run ends with an error
+    if stoppable:
+        st.session_state[READING] = reading
+        stop.button(
+            "Stop reading",
+            key="stop_reading",
+            icon=":material/stop_circle:",
+            help="What is read so far is kept; reading again picks up where it stopped.",
+        )
 
-    def progress(done: int, total: int) -> None:
-        if total:
-            bar.progress(done / total, text=f"{label} {done} of {total} passages")
+    def progress(step: IndexProgress) -> None:
+        reading.progress = step  # stored before the bar moves: a stop raises in the bar's update
+        if step.total:
+            bar.progress(step.done / step.total, text=progress_line(label, step))
 
-    with INDEX_LOCK:
-        p = pipeline(config)
-        _ = p.embedder  # load the model under its own spinner before the bar starts moving
-        try:
-            report = p.index(notes_dir, campaign, progress)
-        finally:
-            changed()
+    try:
+        with INDEX_LOCK:
+            p = pipeline(config)
+            _ = p.embedder  # load the model under its own spinner before the bar starts moving
+            try:
+                report = p.index(notes_dir, campaign, progress)
+            finally:
+                changed()
+    except Exception:
+        reading.outcome = "failed"
+        stop.empty()
+        raise
+    except BaseException:  # Streamlit's stop (a click) or rerun: what was read is kept (Pipeline.index)
+        reading.outcome = "stopped"
+        raise
+    else:
+        reading.outcome = "done"
+    finally:
+        reading.finished.set()
     bar.progress(1.0, text=f"Done. {ingest_summary(report, config.view)}")
     return report
+
+
+@dataclass
+class Reading:
+    """An index run of the Ingest page, shared with the page's next run. A click while a script runs makes
+    Streamlit start the next run at once, in another thread, and end this one at its next element update (the
+    bar's, after a step is stored): so the next run waits for ``finished`` and then says how far it got."""
+
+    campaign: str
+    folder: str  # what it read, to read the rest
+    typed: bool
+    progress: IndexProgress | None = None  # the last step said: every passage it counts is stored
+    outcome: str = "reading"  # "reading", then "done", "failed" or "stopped"
+    finished: threading.Event = field(default_factory=threading.Event)
+
+    def line(self) -> str:
+        p = self.progress or IndexProgress(0, 0)
+        return (
+            f"Stopped: {p.done + p.already} of {p.total + p.already} passages read; reading again picks up "
+            "where it stopped."
+        )
+
+
+def stopped(config: Config, campaign: str) -> Reading | None:
+    """The last reading of ``campaign`` in this browser session if it was stopped part way, once it has stopped
+    (waiting up to ``limits.stop_wait_seconds`` for the step it was reading)."""
+    reading = st.session_state.get(READING)
+    if not isinstance(reading, Reading) or reading.campaign != campaign:
+        return None
+    if not reading.finished.is_set():
+        with st.spinner("Stopping: keeping the passages being read…"):
+            stopped_now = reading.finished.wait(config.limits.stop_wait_seconds)
+        if stopped_now:
+            st.rerun()  # the sidebar's count was drawn before the last step was kept: drawn again with it
+    if reading.outcome not in ("stopped", "reading") or not (reading.progress and reading.progress.total):
+        return None
+    return reading
+
+
+def progress_line(label: str, step: IndexProgress) -> str:
+    """ "Reading your notes… 32 of 94 passages · Session 12.md · about 20 s left" (Markdown)."""
+    line = f"{label} {step.done} of {step.total} passages"
+    if step.already:
+        line += f" ({step.already} already read)"
+    if step.note and step.done < step.total:
+        line += f" · {_md(step.note)}"
+    if left := step.time_left():
+        line += f" · {left}"
+    return line
+
+
+def _md(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#|~$])", r"\\\1", text)
 
 
 def first_start(config: Config) -> None:

@@ -241,4 +241,8 @@ def ingest_summary(report: IndexReport, view: str) -> str:
     readable = [f for f in shown if f.chunks - (0 if view == "gm" else f.gm_only) > 0]
     empty = sum(1 for f in shown if f.chunks == 0)
     extra = f" ({empty} more had nothing to index)" if empty else ""
-    return f"Read {len(readable)} files into {report.chunks - hidden} passages in {report.seconds:.1f} s{extra}."
+    kept = report.unchanged - (0 if view == "gm" else report.unchanged_gm)
+    already = f" {kept} of them were already read." if kept and report.embedded else ""
+    return (
+        f"Read {len(readable)} files into {report.chunks - hidden} passages in {report.seconds:.1f} s{extra}.{already}"
+    )

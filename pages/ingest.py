@@ -49,7 +49,7 @@ with right.popover("Start a new campaign", icon=":material/add:", width="stretch
 def index_folder(folder: Path | str, typed: bool = False) -> None:
     """Read ``folder`` into the campaign (``typed``: a folder typed on this page, read only where allowed)."""
     try:
-        report = state.run_index(config, folder, campaign, typed=typed)
+        report = state.run_index(config, folder, campaign, typed=typed, stoppable=True)
         notes_files.remember_source(campaign, config.resolve(str(folder)).resolve())
     except ChroniclerError as err:
         st.error(err.one_line())
@@ -145,6 +145,12 @@ with folder_tab:
 
 # -- last run -------------------------------------------------------------------------------------------
 last = ss.get("last_report")
+if stop := state.stopped(config, campaign):  # newer than any report kept: the run after it was stopped
+    last = None
+    with st.container(border=True, key="stopped_reading"):
+        st.info(stop.line(), icon=":material/pause_circle:")
+        if st.button("Read the rest", type="primary", key="read_rest", icon=":material/play_arrow:"):
+            index_folder(stop.folder, typed=stop.typed)
 if last and last[0] == campaign:
     report = last[1]
     known = notes_files.source(campaign)

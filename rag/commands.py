@@ -24,16 +24,19 @@ from rag.measure.evaluation import format_table, run_eval
 from rag.measure.provenance import commit, config_difference
 from rag.measure.report import render_eval_doc
 from rag.models import Filters
-from rag.pipeline import Pipeline
+from rag.pipeline import IndexProgress, Pipeline
 from rag.tracking import record_run
 
 
 def progress_bar(label: str):
-    """A one-line text progress bar on stderr (chunks embedded / total)."""
-    state = {"last": -1.0}
+    """A one-line text progress bar on stderr: passages read / total, the note being read and the time left.
+    ``update.last`` holds the last ``IndexProgress`` (what a stopped run kept)."""
+    state = {"last": -1.0, "width": 0}
     interactive = sys.stderr.isatty()
 
-    def update(done: int, total: int) -> None:
+    def update(step: IndexProgress) -> None:
+        update.last = step
+        done, total = step.done, step.total
         if total <= 0:
             return
         now = time.monotonic()
@@ -43,13 +46,19 @@ def progress_bar(label: str):
         width = 30
         filled = int(width * done / total)
         line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
+        if step.already:
+            line += f" ({step.already} already read)"
+        line += "".join(f" · {part}" for part in (step.note, step.time_left()) if part and done < total)
+        padded = line.ljust(state["width"]) if interactive else line  # cover a longer line before it
+        state["width"] = len(line)
         print(
-            ("\r" if interactive else "") + line,
+            ("\r" if interactive else "") + padded,
             end="" if interactive and done < total else "\n",
             file=sys.stderr,
             flush=True,
         )
 
+    update.last = None
     return update
 
 
@@ -95,7 +104,19 @@ def cmd_index(config: Config, args: argparse.Namespace) -> int:
         _ = pipeline.store  # fail fast on a locked store, before the slow model load
         print(f"Indexing {notes_dir} into campaign '{config.campaign}'; loading the model…", file=sys.stderr)
         _ = pipeline.embedder
-        report = pipeline.index(progress=progress_bar("embedding"))
+        bar = progress_bar("embedding")
+        try:
+            report = pipeline.index(progress=bar)
+        except KeyboardInterrupt:
+            if bar.last is None or not bar.last.total:
+                raise
+            kept = bar.last
+            print(
+                f"\nstopped: {kept.done} of {kept.total} passages read and kept; run the same command again "
+                "to read the rest",
+                file=sys.stderr,
+            )
+            return 130
     finally:
         pipeline.close()
     remember_source(config, config.campaign, notes_dir)  # the app then shows the name as typed here

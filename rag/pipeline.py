@@ -11,6 +11,7 @@ app keeps one of each in ``st.cache_resource`` and builds a cheap ``Pipeline`` p
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -31,7 +32,7 @@ from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
 from rag.ingest.campaign_files import CampaignFiles, alias_path, drop_campaign
-from rag.ingest.indexing import IndexReport, sync_campaign
+from rag.ingest.indexing import IndexProgress, IndexReport, Progress, sync_campaign
 from rag.llm import LLMClient
 from rag.llm.fallback import FallbackStream, notice, recently_down, remember
 from rag.models import VISIBILITIES, Answer, Chunk, Filters
@@ -49,6 +50,7 @@ __all__ = [
     "CampaignFiles",
     "Embedder",
     "Entity",
+    "IndexProgress",
     "IndexReport",
     "Pipeline",
     "RecapLine",
@@ -164,14 +166,21 @@ class Pipeline:
         self,
         notes_dir: str | Path | None = None,
         campaign: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
     ) -> IndexReport:
+        """Read the notes folder into the campaign; ``progress`` gets an ``IndexProgress`` after every step. An
+        exception raised by ``progress`` stops the run there and keeps every passage it counted: the next run
+        reads only the rest."""
         notes_dir = self.config.resolve(str(notes_dir or self.config.notes_dir))
-        with writing(self.store_place, INDEX_HINT):  # a full disk: one message naming the store folder
-            report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+        try:
+            with writing(self.store_place, INDEX_HINT):  # a full disk: one message naming the store folder
+                report = sync_campaign(self.config, notes_dir, self.embedder, self.store, campaign, progress)
+        except BaseException:  # stopped part way: what was written stays, so the saved tables are out of date
+            with contextlib.suppress(Exception):  # never in the way of why it stopped
+                self._forget_aliases(campaign)
+            raise
         if report.embedded or report.deleted or report.relabelled:  # unchanged: reuse the saved tables
-            for view in VISIBILITIES:
-                self._alias_path(campaign, view).unlink(missing_ok=True)
+            self._forget_aliases(campaign)
         self.aliases(campaign)
         return report
 
@@ -310,6 +319,10 @@ class Pipeline:
             table.save(path, count)
         self._alias_tables[path] = (path.stat().st_mtime_ns, table)
         return table
+
+    def _forget_aliases(self, campaign: str | None) -> None:
+        for view in VISIBILITIES:
+            self._alias_path(campaign, view).unlink(missing_ok=True)
 
     def _alias_path(self, campaign: str | None, view: str) -> Path:
         return alias_path(self.config, campaign, view)

@@ -10,6 +10,7 @@ import pytest
 from rag.cli import main
 from rag.config import load_config
 from rag.stores import get_store
+from tests.fakes import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = """---
@@ -254,3 +255,26 @@ def test_bad_configuration_and_missing_parts_are_one_line_each(vault, capsys, tm
     errors = [line for line in err.strip().splitlines() if line.startswith("error: ")]  # after any progress line
     assert len(errors) == 1 and said.lower() in errors[0].lower() and err.strip().endswith(errors[0]), err
     assert "Traceback" not in out + err
+
+
+class InterruptedEmbedder(FakeEmbedder):
+    """Ctrl-C while the second batch is read."""
+
+    def embed_batch(self, texts):
+        if self.calls == 1:
+            raise KeyboardInterrupt
+        return super().embed_batch(texts)
+
+
+def test_ctrl_c_while_indexing_keeps_what_was_read_and_says_so(vault, capsys, monkeypatch, register_backend):
+    register_backend("embedders", "interrupted", InterruptedEmbedder)
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "interrupted")
+    args = ["index", "--notes", str(vault), "--campaign", "stopped", "--set", "embedding.batch_size=1"]
+    code, _, err = run(capsys, *args)
+    assert code == 130
+    assert "embedding [" in err and "0/2 · Session" in err  # the progress line names the note being read
+    assert "stopped: 1 of 2 passages read and kept; run the same command again to read the rest" in err
+
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
+    code, out, err = run(capsys, *args)
+    assert code == 0 and "1 added, 0 updated, 0 deleted, 1 unchanged" in out and "(1 already read)" in err

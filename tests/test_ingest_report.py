@@ -1,16 +1,20 @@
 """The Ingest page says plainly what it did not read and why: at the top, in a warning (never a green success)
 when any file was skipped; a skipped uploaded file can be removed, so it is not reported again after every later
 upload; a note larger than what is read is said at once and not saved; the uploader's limit and the reading's
-agree and are written on the page; no empty column."""
+agree and are written on the page; no empty column; reading stopped part way says how far it got, and reading
+again reads only the rest."""
 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from pathlib import Path
 
 import pytest
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
+from tests.fakes import FakeEmbedder
 from tests.helpers import VAULT, start, texts
 
 pytestmark = pytest.mark.usefixtures("app_env")
@@ -68,3 +72,48 @@ def test_a_note_larger_than_is_read_is_said_at_once_and_not_saved(tmp_path, monk
     assert "too large to read: 28 KB, and notes like it are read up to 0.01 MB (notes.max\\_file\\_mb)" in said
     assert "It was not saved" in said
     assert not (tmp_path / "data" / "uploads" / "demo" / "Session 98.md").exists()
+
+
+class StopsOnce(FakeEmbedder):
+    """Stops the page on its second batch, once, as Streamlit does when Stop reading is clicked (it raises in
+    the script at its next element update: the progress bar's, after a step is stored)."""
+
+    stopped = False
+
+    def embed_batch(self, texts):
+        if self.calls == 1 and not StopsOnce.stopped:
+            StopsOnce.stopped = True
+            raise StopException()
+        return super().embed_batch(texts)
+
+
+def long_notes(sessions: int = 5, bullets: int = 14) -> list[tuple[str, bytes]]:
+    """``sessions`` notes of ``bullets`` passages each (long enough not to be merged)."""
+    files = []
+    for s in range(1, sessions + 1):
+        tale = "The tale goes on about the lost city of Omu and its nine trickster gods. " * 8
+        lines = ["# Session Start", "## The docks"] + [
+            f"- Stranger {b} of session {s} says: {tale}" for b in range(bullets)
+        ]
+        files.append((f"Session {s}.md", "\n".join(lines).encode()))
+    return files
+
+
+def test_reading_stopped_part_way_keeps_what_was_read_and_reading_again_does_the_rest(monkeypatch, register_backend):
+    StopsOnce.stopped = False
+    register_backend("embedders", "stops-once", StopsOnce)
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "stops-once")
+    at = start("pages/ingest.py")
+    upload(at, long_notes())
+    bars = [str(b.proto.text) for b in at.get("progress")]
+    assert any(re.search(r"Reading your notes… 32 of 70 passages · Session \d\.md", b) for b in bars), bars
+    assert at.button(key="stop_reading")  # under the bar while reading
+
+    at.run()  # the page after the stop
+    assert "Stopped: 32 of 70 passages read; reading again picks up where it stopped." in texts(at.info)
+    assert not at.get("progress")
+    at.button(key="read_rest").click().run()
+    assert not at.exception, at.exception
+    done = texts(at.success)
+    assert "Read 5 files into 70 passages" in done and "32 of them were already read." in done, done
+    assert "Stopped" not in texts(at.info)

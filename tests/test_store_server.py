@@ -62,7 +62,7 @@ def test_the_app_when_its_qdrant_server_goes_down_mid_session_and_comes_back(tmp
 
 
 def many_notes(folder):
-    """100 sessions of 6 scenes (600 passages): the index writes them in five batches."""
+    """100 sessions of 6 scenes (600 passages): the index writes them in batches (one per embedding batch)."""
     notes = {
         f"Session {n}.md": "".join(
             f"## Scene {n}.{i}\n- On day {n} the party counts {n * i} crates of salt at stop {i}.\n" for i in range(6)

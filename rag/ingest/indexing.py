@@ -6,6 +6,11 @@ chunks whose words changed, rewrites in place the details of those whose words d
 GM-only, lines shifted by new front matter), reuses the vectors of a moved note's passages, deletes points
 whose chunk no longer exists, and writes in batches: a crash mid-run leaves a state the next run completes,
 with no duplicates (ids are stable) and nothing missing (missing points have no stored hash, so they are redone).
+
+Passages are embedded and written a step at a time (the embedder's own batch, ``embedding.batch_size``), and
+progress is reported after each write (``IndexProgress``): a passage counted is a passage stored, so a run
+stopped from its progress callback (the app's Stop button, Ctrl-C) keeps what it counted and the next run reads
+only the rest.
 """
 
 from __future__ import annotations
@@ -31,8 +36,34 @@ from rag.ingest.uploads import within_uploads
 from rag.models import Chunk, Filters
 from rag.stores import Store
 
-Progress = Callable[[int, int], None]
-WRITE_BATCH = 128  # chunks embedded and written per step: the unit of crash-safety and progress
+WRITE_BATCH = 128  # at most this many chunks written per store call (a step is the embedder's batch, if smaller)
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """Where an index run is, said after every step: ``done`` of the ``total`` passages this run reads are
+    read and stored; ``note`` is the file being read now ("Session 12.md"; "" when done, or when only GM-only
+    passages are left and the reader is in the player view); ``seconds_left`` is estimated from the passages done
+    so far once ``embedding.estimate_after`` steps are timed (None before); ``already``: passages that need no
+    reading (stored by an earlier run, or moved with their vectors)."""
+
+    done: int
+    total: int
+    note: str = ""
+    seconds_left: float | None = None
+    already: int = 0
+
+    def time_left(self) -> str:
+        """ "about 40 s left", "about 3 min left"; "" until there is an estimate or once done."""
+        if self.seconds_left is None or self.done >= self.total:
+            return ""
+        seconds = max(1, round(self.seconds_left))
+        if seconds < 90:
+            return f"about {seconds} s left"
+        return f"about {round(seconds / 60)} min left"
+
+
+Progress = Callable[[IndexProgress], None]
 
 
 @dataclass
@@ -60,7 +91,8 @@ class IndexReport:
     added: int = 0
     updated: int = 0
     deleted: int = 0
-    unchanged: int = 0
+    unchanged: int = 0  # passages already stored as they are: not read again (what a stopped run kept, too)
+    unchanged_gm: int = 0  # of them, GM-only
     embedded: int = 0
     relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
     reused: int = 0  # passages written with vectors they already had (a moved note's, or shipped with the notes)
@@ -159,17 +191,17 @@ def sync_campaign(
     # everything it is given, so without this a batched pipeline pays ~15% more than one big encode().
     embed = sorted((c for c in todo if c.id not in reused), key=lambda c: len(c.text))
 
-    if progress:
-        progress(0, len(embed))
-    for start in range(0, len(embed), write_batch):
-        batch = embed[start : start + write_batch]
+    step = max(1, min(config.embedding.batch_size, write_batch))
+    steps = _Steps(progress, embed, step, len(chunks) - len(embed), config)
+    steps.report(0)
+    for start in range(0, len(embed), step):
+        batch = embed[start : start + step]
         t0 = time.perf_counter()
         vectors = embedder.embed_batch([c.text for c in batch])
         report.embed_seconds += time.perf_counter() - t0
         store.upsert(collection, batch, vectors, [wanted[c.id] for c in batch])
         report.embedded += len(batch)
-        if progress:
-            progress(report.embedded, len(embed))
+        steps.report(report.embedded)
     if rewrite:
         store.rewrite_payload(collection, rewrite, [wanted[c.id] for c in rewrite])
     stale_sources = Counter()
@@ -184,6 +216,40 @@ def sync_campaign(
     _fill_counts(report, chunks, todo, existing, stale_sources, notes, rewrite)
     report.seconds = time.perf_counter() - started
     return report
+
+
+class _Steps:
+    """Says an ``IndexProgress`` at the start and after each step. The time left is estimated by the characters
+    read so far: passages are read shortest first, so a rate in passages would promise the end too soon."""
+
+    def __init__(self, progress: Progress | None, embed: list[Chunk], step: int, already: int, config: Config):
+        self.progress, self.embed, self.step, self.already = progress, embed, step, already
+        self.estimate_after, self.view = config.embedding.estimate_after, config.view
+        self.chars_left, self.chars_done, self.steps, self.done = sum(len(c.text) for c in embed), 0, 0, 0
+        self.started = time.perf_counter()
+
+    def report(self, done: int) -> None:
+        """``done`` passages are read and stored (0: the start)."""
+        if done:
+            read = sum(len(c.text) for c in self.embed[self.done : done])
+            self.chars_done += read
+            self.chars_left -= read
+            self.steps += 1
+        self.done = done
+        if not self.progress:
+            return
+        left = None
+        if self.steps >= self.estimate_after and self.chars_done:
+            left = (time.perf_counter() - self.started) / self.chars_done * self.chars_left
+        note = self._note(self.embed[done : done + self.step])
+        self.progress(IndexProgress(done, len(self.embed), note, left, self.already))
+
+    def _note(self, chunks: list[Chunk]) -> str:
+        """The file most of the next step's passages come from, by its name; only a file this view may see."""
+        seen = [c for c in chunks if self.view == "gm" or c.visibility == "player"]
+        if not seen:
+            return ""
+        return Path(Counter(c.source for c in seen).most_common(1)[0][0]).name
 
 
 def _reuse_moved(store: Store, collection: str, todo, existing, wanted, embedder: Embedder) -> set[str]:
@@ -222,6 +288,8 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
     per_source = Counter(c.source for c in chunks)
     report.added, report.updated = sum(added.values()), sum(updated.values())
     report.unchanged = len(chunks) - report.added - report.updated
+    redone = {c.id for c in todo}
+    report.unchanged_gm = sum(1 for c in chunks if c.visibility == "gm" and c.id not in redone)
     report.deleted = sum(stale_sources.values())
 
     for note in notes:
