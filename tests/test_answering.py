@@ -346,13 +346,16 @@ def test_answer_f1_is_squads():
 
 def test_the_report_sets_each_labels_stated_likelihood_beside_how_often_it_held():
     rows = [
-        {"id": "a", "confidence": "high", "holds_evidence": 0.8, "has_evidence": 1.0, "refused": False},
-        {"id": "b", "confidence": "high", "holds_evidence": 0.9, "has_evidence": 0.0, "refused": False},
-        {"id": "c", "confidence": "low", "holds_evidence": 0.2, "has_evidence": 0.0, "refused": False},
+        {"id": "a", "citations": 1, "confidence": "high", "holds_evidence": 0.8, "has_evidence": 1.0, "refused": False},
+        {"id": "b", "citations": 1, "confidence": "high", "holds_evidence": 0.9, "has_evidence": 0.0, "refused": False},
+        {"id": "c", "citations": 1, "confidence": "low", "holds_evidence": 0.2, "has_evidence": 0.0, "refused": False},
         {"id": "d", "confidence": "low", "holds_evidence": 0.3, "has_evidence": 0.0, "refused": True},
+        {"id": "e", "confidence": "low", "holds_evidence": 0.3, "has_evidence": 0.0, "refused": False},  # no span
     ]
     table = render_answers([{"questions": "q.jsonl", "answers": {"per_question": rows}}], {})
-    assert "| q | 0.85 / 0.50 (n=2) | – | 0.20 / 0.00 (n=1) |" in table  # a refusal shows no label
+    assert (
+        "| q | 0.85 / 0.50 (n=2) | – | 0.20 / 0.00 (n=1) |" in table
+    )  # a refusal shows no label; nor counts a question with no span to hold
     unstated = [{**r, "holds_evidence": None} for r in rows]
     assert "stated / held" not in render_answers([{"questions": "q.jsonl", "answers": {"per_question": unstated}}], {})
 

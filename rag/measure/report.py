@@ -94,8 +94,8 @@ def render_answers(results: list[dict], splits: dict) -> str:
             lines.append(f"| {set_name(r)} | {part} | {len(rows)} | {cells} | {_seconds(rows)} |")
     lines += [
         "",
-        "Confidence against what the answer holds (answered answerable questions, every part): per label, the share"
-        " of answers that hold an evidence span, and the citation precision. The labels state how likely an answer"
+        "Confidence against what the answer holds (answered questions with an evidence span, every part): per"
+        " label, the share of answers that hold an evidence span, and the citation precision. The labels state how likely an answer"
         ' holds what answers it: "Found it" (high) at least .7, "Probably" (medium) .5 to .7, "Not sure" (low)'
         " below .5 (`answer.confidence_high`, `confidence_medium`):",
         "",
@@ -103,7 +103,7 @@ def render_answers(results: list[dict], splits: dict) -> str:
         "|---|---|---|---|",
     ]
     for r in results:
-        answerable = [q for q in r["answers"]["per_question"] if "has_evidence" in q and not q.get("refused")]
+        answerable = _answered_with_evidence(r)
         if not answerable:
             continue
         cells = []
@@ -116,31 +116,30 @@ def render_answers(results: list[dict], splits: dict) -> str:
     return "\n".join(lines + _reliability(results) + _provenance(results))
 
 
+def _answered_with_evidence(result: dict) -> list[dict]:
+    """The answered questions that have an evidence span: the only ones whose answer can hold one (FairytaleQA
+    leaves the span out of half its questions, whose answers word the story their own way). An answer row has
+    ``citations`` counted exactly then (``answer_eval.score_answer``)."""
+    return [q for q in result["answers"]["per_question"] if "citations" in q]
+
+
 def _reliability(results: list[dict]) -> list[str]:
     """Stated against observed, per label: the mean likelihood the confidence model stated for the answers under
     a label, and the share of them that held an evidence span. A label a player can trust is one where the two
     agree (within .10, the next issue's target). Only results that recorded the stated likelihood."""
-    stated = [
-        r
-        for r in results
-        if any(q.get("holds_evidence") is not None and "has_evidence" in q for q in r["answers"]["per_question"])
-    ]
+    stated = [r for r in results if any(q.get("holds_evidence") is not None for q in _answered_with_evidence(r))]
     if not stated:
         return []
     lines = [
         "",
-        "Reliability of the labels (answered answerable questions, every part): per label, the likelihood the"
-        " confidence model stated (mean) against the share that held an evidence span:",
+        "Reliability of the labels (answered questions with an evidence span, every part): per label, the"
+        " likelihood the confidence model stated (mean) against the share that held an evidence span:",
         "",
         "| set | high: stated / held | medium: stated / held | low: stated / held |",
         "|---|---|---|---|",
     ]
     for r in stated:
-        answered = [
-            q
-            for q in r["answers"]["per_question"]
-            if "has_evidence" in q and not q.get("refused") and q.get("holds_evidence") is not None
-        ]
+        answered = [q for q in _answered_with_evidence(r) if q.get("holds_evidence") is not None]
         cells = []
         for level in LEVELS:
             rows = [q for q in answered if q["confidence"] == level]
