@@ -65,7 +65,7 @@ def test_the_gm_passphrase_opens_the_gm_view(page):
     from playwright.sync_api import expect
 
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Game master").click()
+    sidebar.get_by_text("Game master", exact=True).click()
     sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
     sidebar.get_by_role("button", name="Show GM notes").click()
     expect(sidebar.get_by_text("GM view: GM-only notes shown")).to_be_visible()
