@@ -77,7 +77,7 @@ def test_other_names_are_one_entity():
 
 
 @needs_shared
-@pytest.mark.parametrize("vault", VAULTS)
+@pytest.mark.parametrize("vault", ["vault-toa", pytest.param("crd3", marks=pytest.mark.long)])  # 159 episodes: ~30 s
 def test_recaps_cite_only_their_session_and_cover_its_scenes(vault):
     chunks, _, _ = prepare_chunks(load_config(), VAULTS[vault], vault)
     by_id = {c.id: c for c in chunks}
