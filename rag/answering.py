@@ -90,8 +90,12 @@ def generated_confidence(
         best, bands = max(sure), (high, medium)
     else:
         best, bands = max((h.scores.get("dense", 0.0) for h in cited), default=0.0), (0.55, 0.35)
-    backed = 2 if best >= bands[0] else 1 if best >= bands[1] else 0
-    return LEVELS[(said + backed) // 2]
+    return LEVELS[(said + band(best, *bands)) // 2]
+
+
+def band(value: float, high: float, medium: float) -> int:
+    """0, 1 or 2 (an index of ``LEVELS``): ``value`` at least ``high``, at least ``medium``, or below."""
+    return 2 if value >= high else 1 if value >= medium else 0
 
 
 def holds_evidence(signals: dict[str, float], support: float | None, note: str | None) -> float | None:
@@ -278,9 +282,7 @@ def respond(
         held = holds_evidence(trace["signals"], support, assessed.note) if config.confidence == "learned" else None
         trace["holds_evidence"] = held
         if held is not None and not refused and citations and all(c.chunk_id for c in citations):
-            level = (
-                "high" if held >= config.confidence_high else "medium" if held >= config.confidence_medium else "low"
-            )
+            level = LEVELS[band(held, config.confidence_high, config.confidence_medium)]
         return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
     pieces = generator.generate(standalone, hits, history, assessed)

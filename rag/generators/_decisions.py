@@ -1,10 +1,11 @@
-"""The answerer's learned decisions: how likely the notes are to answer a question, and how likely an answer is to
-hold what answers it, from the numbers the offline answerer records (``_signals``).
+"""The answerer's learned decisions: how likely an answer is to hold what answers it (``holds_evidence``), from
+the numbers the offline answerer records (``_signals``).
 
 Trained by ``scripts/train_answerer.py`` on FairytaleQA *train* only (no headline number comes from it): a
 logistic model per decision over standardised signals, shipped as ``decisions.json`` beside this module with its
-provenance. Where and how much it is used (``answer.answerable_floor``, the confidence bands) is chosen on the
-dev sets' *tune* parts.
+provenance. The confidence bands it is read with (``answer.confidence_high``, ``confidence_medium``) were chosen
+on the dev sets' *tune* parts. (An answerability model, ``--answerable``, was tried and not shipped:
+docs/experiments/README.md.)
 """
 
 from __future__ import annotations

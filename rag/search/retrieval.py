@@ -248,9 +248,9 @@ class Retriever:
         return {stage: in_story_order_when_tied(found) for stage, found in rankings.items()}
 
     def _rerank(self, question: Question, candidates: list[Hit]) -> list[Hit]:
-        """Every candidate keeps its first-stage score and rank until the reranker has scored them all: one that
-        fails midway leaves them as they were."""
-        """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below."""
+        """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below. Every
+        candidate keeps its first-stage score and rank until the reranker has scored them all: one that fails
+        midway leaves them as they were."""
         n = self.config.reranker.candidates
         head, tail = candidates[:n], candidates[n:]
         scores = self.reranker.rerank(question, head)
