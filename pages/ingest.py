@@ -226,7 +226,8 @@ if chunks:
     )
     picked = [c for c in chunks if c.source == source]
     on_pages = {c.page for c in picked if c.page is not None}
-    st.caption(f"{len(picked)} passages" + (f" from {len(on_pages)} pages" if on_pages else ""))
+    count = f"{len(picked)} passage{'' if len(picked) == 1 else 's'}"
+    st.caption(count + (f" from {len(on_pages)} page{'' if len(on_pages) == 1 else 's'}" if on_pages else ""))
     st.dataframe(
         chunks_frame(picked),
         hide_index=True,
