@@ -37,14 +37,24 @@ def clean_index(data: Path) -> tuple[int, dict[str, str]]:
     return stored(data, "crash")
 
 
+def wait_for_line(proc, start: str) -> None:
+    """Read the child's stderr up to its first line beginning with ``start``."""
+    for line in proc.stderr:
+        if line.startswith(start):
+            return
+    pytest.fail(f"the child ended before a line beginning {start!r}")
+
+
 def test_an_index_killed_twenty_times_ends_as_a_clean_index(tmp_path, crd3):
     rng = random.Random(17)
     data = tmp_path / "killed" / "data"
     outcomes = []
     for run in range(KILLS):
-        # every run rewrites most passages: other passage sizes, other texts under the same ids
-        proc = index_cli(data, CRD3, "crash", f"chunking.max_chars={1000 + 100 * (run % 3)}")
-        time.sleep(rng.uniform(0.8, 3.5))  # past the imports: somewhere in reading, embedding or writing
+        # every run rewrites most passages: a passage size no other run used, so texts under the same ids that
+        # no earlier run embedded (a size seen before would be written from vectors a killed run kept, in ~0.1 s)
+        proc = index_cli(data, CRD3, "crash", f"chunking.max_chars={1000 + 37 * run}")
+        wait_for_line(proc, "Indexing")  # past the imports and the store's opening
+        time.sleep(rng.uniform(0.0, 1.6))  # the rest takes ~2 s: somewhere in reading, embedding or writing
         outcomes.append("finished" if proc.poll() is not None else "killed")
         proc.kill()
         proc.communicate()
@@ -62,7 +72,7 @@ def test_the_ingest_page_killed_mid_run_ends_as_a_clean_index(tmp_path, crd3):
     data = tmp_path / "killed" / "data"
     outcomes = []
     for run in range(PAGE_KILLS):
-        proc = ingest_page(data, CRD3, "crash", CHRONICLER_CHUNKING__MAX_CHARS=str(1000 + 100 * (run % 3)))
+        proc = ingest_page(data, CRD3, "crash", CHRONICLER_CHUNKING__MAX_CHARS=str(1000 + 37 * run))
         assert json.loads(proc.stdout.readline())["step"] == "saving"  # the button is being pressed
         time.sleep(rng.uniform(0.0, 4.5))  # saved in ~0.1 s, read by ~1.2 s, written by ~3.5-5 s
         outcomes.append("finished" if proc.poll() is not None else "killed")
