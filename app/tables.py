@@ -243,6 +243,11 @@ def ingest_summary(report: IndexReport, view: str) -> str:
     extra = f" ({empty} more had nothing to index)" if empty else ""
     kept = report.unchanged - (0 if view == "gm" else report.unchanged_gm)
     already = f" {kept} of them were already read." if kept and report.embedded else ""
+    if report.remodelled:
+        already += (
+            f" {report.remodelled} were read again only because Chronicler's reading model changed since "
+            "they were last read."
+        )
     return (
         f"Read {len(readable)} files into {report.chunks - hidden} passages in {report.seconds:.1f} s{extra}.{already}"
     )

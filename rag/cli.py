@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure speed; writes docs/BENCHMARKS.md sections")
     _common(p)
-    p.add_argument("what", choices=["ingest", "query", "answer"])
+    p.add_argument("what", choices=["ingest", "ingest-large", "query", "answer"])
+    p.add_argument("--copies", type=int, default=7, help="ingest-large: copies of the notes (CRD3 × 7 ≈ 20,000)")
     p.add_argument("--sizes", default="1000,10000,100000", help="query: collection sizes")
     p.add_argument("--engines", default="edge,qdrant", help="query: store engines to compare")
     p.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")

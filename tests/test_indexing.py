@@ -153,3 +153,26 @@ def test_contradicting_passage_sizes_are_refused_naming_both_keys():
 
     with pytest.raises(ConfigError, match=r"chunking.min_chars \(5000\) must not be above chunking.max_chars \(1200\)"):
         load_config(overrides={"chunking.min_chars": 5000})
+
+
+def test_an_index_made_at_another_precision_is_read_again_whole_and_says_why(tmp_path, real_embedder):
+    """Full-precision vectors and int8 ones are close but not the same: an index never mixes them. Changing
+    ``embedding.precision`` re-reads every passage, and the report says it was the model, not the notes."""
+    from rag.config import EmbeddingConfig
+    from rag.embedders import get_embedder
+
+    notes = tmp_path / "notes"
+    write(notes, "Session 1.md", S1)
+    write(notes, "Session 2.md", S2)
+    config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})
+    store = get_store(config)
+    try:
+        full = sync_campaign(config, notes, get_embedder(EmbeddingConfig(precision="full")), store)
+        again = sync_campaign(config, notes, real_embedder, store)
+        assert again.remodelled == again.updated == again.embedded == full.chunks and again.unchanged == 0
+        assert f"{full.chunks} read again for the model's new setting" in again.summary()
+        third = sync_campaign(config, notes, real_embedder, store)
+        assert third.unchanged == full.chunks and third.remodelled == third.embedded == 0
+        assert "read again" not in third.summary()
+    finally:
+        store.close()

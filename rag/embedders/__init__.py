@@ -16,6 +16,7 @@ class Embedder(ABC):
 
     name: str = "embedder"
     dim: int = 0
+    other_names: tuple[str, ...] = ()  # its other settings' names (another precision): an index says why it re-reads
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:

@@ -96,6 +96,7 @@ class IndexReport:
     embedded: int = 0
     relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
     reused: int = 0  # passages written with vectors they already had (a moved note's, or shipped with the notes)
+    remodelled: int = 0  # passages read again only because another model (or precision) had read them
     gm_rules: dict[str, int] = field(default_factory=dict)  # marking rule → GM-only passages (rag.ingest.secrets)
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -112,6 +113,7 @@ class IndexReport:
             f"{self.files} files, {self.chunks} chunks{hidden}: {self.added} added, {self.updated} updated, "
             f"{self.deleted} deleted, {self.unchanged} unchanged; {len(self.skipped)} files skipped; "
             f"{self.seconds:.1f} s"
+            + (f"; {self.remodelled} read again for the model's new setting" if self.remodelled else "")
         )
 
 
@@ -123,8 +125,16 @@ def stored_hash(chunk: Chunk, embedder: Embedder) -> str:
     return f"{vector_key(chunk, embedder)}+{details}"
 
 
-def vector_key(chunk: Chunk, embedder: Embedder) -> str:
-    return hashlib.sha256(f"{chunk.text}\x1f{chunk.context}\x1f{embedder.name}".encode()).hexdigest()[:16]
+def vector_key(chunk: Chunk, embedder: Embedder, name: str | None = None) -> str:
+    model = embedder.name if name is None else name
+    return hashlib.sha256(f"{chunk.text}\x1f{chunk.context}\x1f{model}".encode()).hexdigest()[:16]
+
+
+def read_by_another_model(stored: str | None, chunk: Chunk, embedder: Embedder) -> bool:
+    """Whether a point's vectors were made from these very words by one of the embedder's other settings
+    (``other_names``: the same model at another precision), so it is read again for the model alone."""
+    part = (stored or "").split("+", 1)[0]
+    return any(part == vector_key(chunk, embedder, name) for name in embedder.other_names)
 
 
 def same_vectors(stored: str | None, chunk: Chunk, embedder: Embedder) -> bool:
@@ -212,6 +222,7 @@ def sync_campaign(
         store.delete(collection, stale)
 
     report.relabelled, report.reused = len(rewrite), len(reused)
+    report.remodelled = sum(read_by_another_model(existing.get(c.id), c, embedder) for c in todo)
     report.gm_rules = dict(Counter(c.secret_by for c in chunks if c.visibility == "gm"))
     _fill_counts(report, chunks, todo, existing, stale_sources, notes, rewrite)
     report.seconds = time.perf_counter() - started
