@@ -233,6 +233,10 @@ def contributions(hit: Hit, retrieval: RetrievalConfig, mode: str) -> dict[str, 
     return out
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def ingest_summary(report: IndexReport, view: str) -> str:
     """The Ingest page's one line, counting files and passages as the Campaign page does: files with passages
     this view can read."""
@@ -249,5 +253,6 @@ def ingest_summary(report: IndexReport, view: str) -> str:
             "they were last read."
         )
     return (
-        f"Read {len(readable)} files into {report.chunks - hidden} passages in {report.seconds:.1f} s{extra}.{already}"
+        f"Read {_count(len(readable), 'file')} into {_count(report.chunks - hidden, 'passage')} in "
+        f"{report.seconds:.1f} s{extra}.{already}"
     )

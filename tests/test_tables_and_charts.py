@@ -255,3 +255,18 @@ def test_a_long_label_takes_two_lines_and_never_splits_a_name():
     )
     name = "#12 C1 Session 104 · The Battle of Whitestone (2)"
     assert _wrapped(name, ["cited"]) == "#12 C1 Session 104<br>The Battle of Whitestone (2) · cited"
+
+
+def test_the_ingest_line_says_when_passages_were_read_again_for_the_model_alone():
+    """After ``embedding.precision`` changes, every passage is read again: the player is told it was Chronicler's
+    model, not their notes, that changed."""
+    from app.tables import ingest_summary
+    from rag.ingest.indexing import FileReport, IndexReport
+
+    report = IndexReport("demo", "demo", files=1, chunks=12, updated=12, embedded=12, remodelled=12)
+    report.per_file = [FileReport("Session 1.md", "updated", chunks=12, updated=12)]
+    said = ingest_summary(report, "player")
+    assert said.startswith("Read 1 file into 12 passages") and "12 were read again only because" in said
+    assert "reading model changed" in said
+    report.remodelled = 0
+    assert "read again" not in ingest_summary(report, "player")
