@@ -376,13 +376,13 @@ class Pipeline:
 
     def timeline(self, campaign: str | None = None, filters: Filters | None = None) -> list[SessionEntry]:
         passages = self.passages(campaign, filters)
-        return timeline(passages, entity_index(passages))
+        return timeline(passages, entity_index(passages), self.config.table_talk)
 
     def recap(
         self, sessions: list[SessionKey], campaign: str | None = None, filters: Filters | None = None
     ) -> list[RecapLine]:
         passages = self.passages(campaign, filters)
-        return recap(passages, sessions, entity_index(passages))
+        return recap(passages, sessions, self.config.table_talk, entity_index(passages))
 
     def drop(self, campaign: str, uploads: bool = False) -> None:
         """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""

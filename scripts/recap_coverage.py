@@ -35,12 +35,13 @@ print("|---|---|---|---|---|---|---|")
 for name, folder in VAULTS.items():
     if not folder.is_dir():
         continue
-    chunks, _, _ = prepare_chunks(load_config(), folder, name)
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, folder, name)
     by_id = {c.id: c for c in chunks}
-    talk = TableTalk(chunks, entity_index(chunks))
+    talk = TableTalk(chunks, entity_index(chunks), config.table_talk)
     entries = timeline(chunks)
-    lines = [recap_session(chunks, e.key, talk=talk) for e in entries]
-    covered = [coverage(chunks, e.key, x) for e, x in zip(entries, lines, strict=True)]
+    lines = [recap_session(chunks, e.key, talk) for e in entries]
+    covered = [coverage(chunks, e.key, x, talk) for e, x in zip(entries, lines, strict=True)]
     cited = [session_key(by_id[line.chunk_id]) == e.key for e, x in zip(entries, lines, strict=True) for line in x]
     counts = [len(x) for x in lines]
     told = [sum(talk.line(by_id[line.chunk_id], line.text) for line in x) for x in lines]

@@ -44,6 +44,12 @@ def require_chromium() -> None:
     pytest.skip(message + ".")
 
 
+def launch(playwright):
+    """Debian's Chromium as every browser test opens it (``CHROMIUM``, headless with ``ARGS``). ``playwright`` is
+    what ``sync_playwright()`` or ``async_playwright()`` gives; with the async one, await the result."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,7 +113,7 @@ def app_page(tmp: Path, **env_vars: str) -> Iterator:
     from playwright.sync_api import expect, sync_playwright
 
     with serve(tmp, **env_vars) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(p)
         expect.set_options(timeout=30_000)
         pg = browser.new_page(viewport={"width": 1280, "height": 1400})
         pg.goto(url)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import ARGS, CHROMIUM, ROOT, SLOW, serve, settle
+from tests.browser import ROOT, SLOW, launch, serve, settle
 from tests.browser import shot as browser_shot
 
 pytestmark = pytest.mark.browser
@@ -42,7 +42,7 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch(p)
         yield b
         b.close()
 

@@ -79,13 +79,14 @@ def test_other_names_are_one_entity():
 @needs_shared
 @pytest.mark.parametrize("vault", ["vault-toa", pytest.param("crd3", marks=pytest.mark.long)])  # 159 episodes: ~30 s
 def test_recaps_cite_only_their_session_and_cover_its_scenes(vault):
-    chunks, _, _ = prepare_chunks(load_config(), VAULTS[vault], vault)
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, VAULTS[vault], vault)
     by_id = {c.id: c for c in chunks}
-    talk = TableTalk(chunks, entity_index(chunks))
+    talk = TableTalk(chunks, entity_index(chunks), config.table_talk)
     entries = timeline(chunks)
     covered = []
     for entry in entries:
-        lines = recap_session(chunks, entry.key)
+        lines = recap_session(chunks, entry.key, talk)
         assert len(lines) <= MAX_LINES
         for line in lines:  # citation precision 1.0: the line is that session's passage's own words
             cited = by_id[line.chunk_id]
@@ -95,7 +96,7 @@ def test_recaps_cite_only_their_session_and_cover_its_scenes(vault):
         assert order == sorted(order)  # story order
         if any(not talk.passage(c) for c in chunks if (c.campaign_no or 0, c.session) == entry.key):
             assert not [x.text for x in lines if talk.line(by_id[x.chunk_id], x.text)], entry.label  # the story only
-        covered.append(coverage(chunks, entry.key, lines))
+        covered.append(coverage(chunks, entry.key, lines, talk))
     assert sum(covered) / len(covered) > 0.95  # of the story's scenes: 0.988 vault-toa, 0.991 CRD3 (2026-11-27)
 
 
@@ -148,8 +149,9 @@ def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
             "Session 3.md": "## Road\n- We leave town.\n",
         },
     )
-    chunks, _, _ = prepare_chunks(load_config(), vault, "v")
-    entries = timeline(chunks, entity_index(chunks))
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    entries = timeline(chunks, entity_index(chunks), config.table_talk)
     assert [e.label for e in entries] == ["Session 1", "Session 2", "Session 3"]
     assert (entries[0].played.isoformat(), entries[0].world_date) == ("2023-12-01", "3rd of Mirtul")
     assert (entries[1].date, entries[1].played) == ("sometime in spring", None)  # shown as written

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from rag.measure.stats import p50_p95
-from tests.browser import ARGS, CHROMIUM, serve
+from tests.browser import launch, serve
 from tests.helpers import CONCURRENT_QUESTIONS as QUESTIONS
 from tests.helpers import VAULT, write_notes
 
@@ -103,7 +103,7 @@ async def table(url: str, files: list[str]):
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await launch(p)
         quiet = {q: (await ask(browser, url, q))[0] for q in QUESTIONS}  # one player alone, one question at a time
         # The players open the app meanwhile, and ask once reading has begun: with 21 tabs starting on 2 cores,
         # the upload's own steps (a new campaign, 60 files) could otherwise outlast every answer.

@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from tests.browser import ARGS, CHROMIUM, SLOW, serve, settle
+from tests.browser import SLOW, launch, serve, settle
 from tests.helpers import VAULT, write_notes
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,7 @@ def table(tmp_path_factory):
     demo = write_notes(tmp / "demo-notes", VAULT)
     env = {"CHRONICLER_NOTES_DIR": str(demo), "CHRONICLER_GM_PASSPHRASE": PASSPHRASE}
     with serve(tmp, **env) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(p)
         expect.set_options(timeout=30_000)
         people = {}
         for who in ("gm", "player"):

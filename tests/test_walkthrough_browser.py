@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import ARGS, CHROMIUM, ROOT, SLOW, chart_problems, serve, settle, shot
+from tests.browser import ROOT, SLOW, chart_problems, launch, serve, settle, shot
 from tests.helpers import ENGINE_ROOM
 
 pytestmark = pytest.mark.browser
@@ -86,7 +86,7 @@ def browser(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch(p)
         yield b
         b.close()
 

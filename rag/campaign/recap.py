@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rag.campaign.entities import Entity, SessionKey, entity_index, session_key, session_label
 from rag.campaign.table_talk import TableTalk
+from rag.config import TableTalkConfig
 from rag.models import Chunk
 
 MIN_LINES, MAX_LINES = 3, 8
@@ -69,13 +70,12 @@ def _spread(items: list, n: int) -> list:
 
 
 def recap_session(
-    chunks: Iterable[Chunk], session: SessionKey, max_lines: int = MAX_LINES, talk: TableTalk | None = None
+    chunks: Iterable[Chunk], session: SessionKey, talk: TableTalk, max_lines: int = MAX_LINES
 ) -> list[RecapLine]:
     """The recap of one session from its passages (any others are ignored); [] when it has none. Table talk
     (``rag.campaign.table_talk``: announcements, the break, the Q&A, a "previously on…") is left out unless the
-    session has nothing else; ``talk``: read from the whole campaign (built here from ``chunks`` without it)."""
+    session has nothing else; ``talk``: read from the whole campaign."""
     chunks = list(chunks)
-    talk = talk or TableTalk(chunks, entity_index(chunks))
     mine = sorted(
         (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
     )
@@ -120,24 +120,26 @@ def recap_session(
 
 
 def recap(
-    chunks: Iterable[Chunk], sessions: Sequence[SessionKey], entities: Sequence[Entity] | None = None
+    chunks: Iterable[Chunk],
+    sessions: Sequence[SessionKey],
+    table_talk: TableTalkConfig,
+    entities: Sequence[Entity] | None = None,
 ) -> list[RecapLine]:
     """One session's recap, or for a range the sessions' recaps shortened so the whole stays within
-    ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines)."""
+    ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines); table talk is
+    read by the ``table_talk`` settings."""
     chunks = list(chunks)
-    talk = TableTalk(chunks, entity_index(chunks) if entities is None else entities)
+    talk = TableTalk(chunks, entity_index(chunks) if entities is None else entities, table_talk)
     if len(sessions) == 1:
-        return recap_session(chunks, sessions[0], talk=talk)
+        return recap_session(chunks, sessions[0], talk)
     per = max(1, MAX_LINES // max(len(sessions), 1))
-    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, per, talk)]
+    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, talk, per)]
     return lines[:MAX_LINES]
 
 
-def coverage(chunks: Iterable[Chunk], session: SessionKey, lines: Sequence[RecapLine]) -> float:
-    """The share of the session's story scenes (headings with passages that are not table talk) that the recap
-    has a line from; a session of table talk only counts all its scenes."""
-    chunks = list(chunks)
-    talk = TableTalk(chunks, entity_index(chunks))
+def coverage(chunks: Iterable[Chunk], session: SessionKey, lines: Sequence[RecapLine], talk: TableTalk) -> float:
+    """The share of the session's story scenes (headings with passages that are not table talk, by ``talk``) that
+    the recap has a line from; a session of table talk only counts all its scenes."""
     mine = [c for c in chunks if session_key(c) == session and c.kind == "session"]
     scenes = {c.heading for c in mine if not talk.passage(c)} or {c.heading for c in mine}
     return len(scenes & {line.scene for line in lines}) / len(scenes) if scenes else 0.0

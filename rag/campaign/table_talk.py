@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from rag.campaign.entities import Entity
 from rag.campaign.other_names import key
+from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.names import names as proper_names
 
@@ -46,8 +47,6 @@ _AROUND = (
 AROUND_THE_GAME = re.compile(r"^\W*(?:" + "|".join(_AROUND) + r")(?!\w)", re.IGNORECASE)
 _RETOLD = re.compile(r"^\W*(?:previously|last time|recap)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^\s*(?:[-*+]\s+)?[\"“„«]")
-TABLE_SHARE = 0.8  # a name is the table's when at least this share of the notes' uses of it are in table talk
-MIN_USES = 3
 
 
 def around_the_game(heading: str) -> bool:
@@ -71,9 +70,10 @@ class TableTalk:
     """Which passages and lines of a campaign's session notes are table talk. Built once from every session
     passage and the campaign's cast (``entities``), so the table's own people are known from the whole campaign,
     each person once whatever name a line gives them ("Percival de Rolo" in the break's backstory video and
-    "Percy" in the story are one, and in the story)."""
+    "Percy" in the story are one, and in the story). A person is the table's by ``config`` (``table_talk``):
+    used in table talk at least ``min_uses`` times, and at least ``share`` of their uses there."""
 
-    def __init__(self, chunks: Sequence[Chunk], entities: Sequence[Entity]):
+    def __init__(self, chunks: Sequence[Chunk], entities: Sequence[Entity], config: TableTalkConfig):
         self.who = {key(n): e.name for e in entities for n in (e.name, *e.aliases)}
         scenes: dict[tuple[str, str], list[Chunk]] = {}
         for c in chunks:
@@ -89,7 +89,7 @@ class TableTalk:
             for c in scene:
                 side.update({self.who[key(t)] for t in c.entities if key(t) in self.who})
         self.table_people = {
-            e for e, uses in around.items() if uses >= MIN_USES and uses >= TABLE_SHARE * (uses + story[e])
+            e for e, uses in around.items() if uses >= config.min_uses and uses >= config.share * (uses + story[e])
         }
 
     def passage(self, chunk: Chunk) -> bool:

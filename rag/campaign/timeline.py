@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
 from rag.campaign.table_talk import TableTalk
+from rag.config import TableTalkConfig
 from rag.models import Chunk
 
 _FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
@@ -50,11 +51,14 @@ class SessionEntry:
         return session_label(self.key)
 
 
-def timeline(chunks: Iterable[Chunk], entities: Sequence[Entity] = ()) -> list[SessionEntry]:
-    """One entry per numbered session note, in session order. With the campaign's ``entities``, a session's scenes
-    are those of the story, without the table talk around it (``rag.campaign.table_talk``) unless it has no other."""
+def timeline(
+    chunks: Iterable[Chunk], entities: Sequence[Entity] = (), table_talk: TableTalkConfig | None = None
+) -> list[SessionEntry]:
+    """One entry per numbered session note, in session order. With the campaign's ``entities`` and the
+    ``table_talk`` settings, a session's scenes are those of the story, without the table talk around it
+    (``rag.campaign.table_talk``) unless it has no other."""
     chunks = list(chunks)
-    talk = TableTalk(chunks, entities) if entities else None
+    talk = TableTalk(chunks, entities, table_talk) if entities and table_talk is not None else None
     by_session: dict[SessionKey, SessionEntry] = {}
     around: dict[SessionKey, list[str]] = {}
     for c in sorted(chunks, key=lambda c: (c.source, c.position)):

@@ -16,6 +16,7 @@ from rag.config.schema import (
     RetrievalConfig,
     SecretsConfig,
     StoreConfig,
+    TableTalkConfig,
     TrackingConfig,
     slug,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "RetrievalConfig",
     "SecretsConfig",
     "StoreConfig",
+    "TableTalkConfig",
     "TrackingConfig",
     "deep_merge",
     "dotted",

@@ -206,6 +206,15 @@ class GMViewConfig(Section):
     max_chars: int = Field(256, ge=8)  # a longer passphrase is refused at once, never compared
 
 
+class TableTalkConfig(Section):
+    """What a recap and the timeline leave out as the evening around the game (rag/campaign/table_talk.py). A
+    name the notes link is one of the people at the table ("Matt", "Zac"), and a line naming only such people is
+    table talk, when its uses in table talk are at least ``min_uses`` and at least ``share`` of all its uses."""
+
+    share: float = Field(0.8, gt=0, le=1)
+    min_uses: int = Field(3, ge=1)
+
+
 class Config(Section):
     data_dir: str = "data"
     campaign: str = "demo"
@@ -227,6 +236,7 @@ class Config(Section):
     answer: AnswerConfig = AnswerConfig()
     limits: LimitsConfig = LimitsConfig()
     gm_view: GMViewConfig = GMViewConfig()
+    table_talk: TableTalkConfig = TableTalkConfig()
 
     @field_validator("campaign")
     @classmethod
