@@ -1,6 +1,7 @@
 """The CLI on a tmp folder, run in-process as a user would run `python -m rag …`."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -210,6 +211,18 @@ def test_bench_answer_reports_first_token_and_turns_without_touching_the_docs(va
     assert code == 0
     assert "question → first answer token" in out and "follow-up turn" in out and "extractive" in out
     assert doc.read_text(encoding="utf-8") == before
+
+
+def test_bench_ingest_large_indexes_copies_each_with_its_own_words(vault, capsys):
+    """The large-vault benchmark: every copy's passages are new words (none reused from another's vectors), an
+    unchanged re-index embeds nothing, and the process's peak memory is reported."""
+    code, one, _ = run(capsys, "bench", "ingest", "--notes", str(vault), "--no-write")
+    passages = int(re.search(r"\| files / chunks \| \d+ / (\d+)", one).group(1))
+    code, out, _ = run(capsys, "bench", "ingest-large", "--copies", "3", "--notes", str(vault), "--no-write")
+    assert code == 0 and "3 copies of" in out and "peak memory of the process" in out
+    assert re.search(rf"\| files / passages \| \d+ / {3 * passages} \|", out), out
+    assert ", 0 passages embedded |" in out
+    assert "PyTorch" not in one  # the reference runtime is measured for the local model only
 
 
 def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
