@@ -149,7 +149,7 @@ def test_the_gm_can_do_each(table):
     gm.get_by_role("textbox", name="Folder path on the server").press("Enter")
     settle(gm)
     gm.get_by_role("button", name="Sync this folder").click()
-    expect(gm.get_by_text("Read 1 files into")).to_be_visible(timeout=SLOW)
+    expect(gm.get_by_text("Read 1 file into")).to_be_visible(timeout=SLOW)
     assert list((tmp / "data" / "aliases").glob("chronicler-salt-road*.json"))
     # and delete it again, with every file it left
     gm.get_by_text("Delete this campaign").click()
