@@ -54,6 +54,7 @@ def changes(section: str) -> dict:
             "embedding.backend": ss["s_backend"],
             "embedding.model": ss["s_model"].strip(),
             "embedding.batch_size": int(ss["s_batch"]),
+            "embedding.precision": "int8" if ss["s_int8"] else "full",
         }
     if section == "store":
         server = ss["s_where"] == "server"

@@ -163,6 +163,17 @@ def test_reranker_saved(tmp_path):
     assert load_config().reranker.backend == "late-interaction"
 
 
+def test_the_faster_reading_switch_saves_the_embedding_precision(tmp_path):
+    """Advanced › Search model: "Read notes twice as fast" is int8 passages (the default); off is full precision."""
+    at = start("pages/settings.py")
+    assert at.toggle(key="s_int8").value is True
+    at.toggle(key="s_int8").set_value(False)
+    at.button(key="s_save_embedding").click()
+    at.run()
+    assert not at.error and saved(tmp_path)["embedding"]["precision"] == "full"
+    assert load_config().embedding.precision == "full"
+
+
 @pytest.mark.parametrize(
     ("toggle", "weight", "default"),
     [("s_context", "context_weight", 1.0), ("s_first_mention", "first_mention_weight", 4.0)],
