@@ -91,7 +91,7 @@ async def ingest(browser, url: str, files: list[str], clicked: asyncio.Event) ->
         started = time.monotonic()
         await button.click()
         clicked.set()
-        # the page's green box (the bar's own "Done. …" line may still be drawn while the page reruns)
+        # the page's green box
         done = page.get_by_test_id("stAlertContentSuccess").get_by_text(re.compile(r"Read \d+ files into"))
         await done.wait_for(timeout=WAIT)
         return started, time.monotonic(), await done.inner_text()
