@@ -54,7 +54,10 @@ def changes(section: str) -> dict:
             "embedding.backend": ss["s_backend"],
             "embedding.model": ss["s_model"].strip(),
             "embedding.batch_size": int(ss["s_batch"]),
-            "embedding.precision": "int8" if ss["s_int8"] else "full",
+            # shown for the built-in model only: otherwise the saved setting stays
+            "embedding.precision": ("int8" if ss["s_int8"] else "full")
+            if "s_int8" in ss
+            else load_config().embedding.precision,
         }
     if section == "store":
         server = ss["s_where"] == "server"

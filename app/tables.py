@@ -233,7 +233,8 @@ def contributions(hit: Hit, retrieval: RetrievalConfig, mode: str) -> dict[str, 
     return out
 
 
-def _count(n: int, word: str) -> str:
+def count_of(n: int, word: str) -> str:
+    """ "1 passage", "3 passages": a count in the words a player reads."""
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -253,6 +254,6 @@ def ingest_summary(report: IndexReport, view: str) -> str:
             "they were last read."
         )
     return (
-        f"Read {_count(len(readable), 'file')} into {_count(report.chunks - hidden, 'passage')} in "
+        f"Read {count_of(len(readable), 'file')} into {count_of(report.chunks - hidden, 'passage')} in "
         f"{report.seconds:.1f} s{extra}.{already}"
     )

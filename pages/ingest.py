@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import gm, routing, state
-from app.tables import chunks_frame, gm_marking, ingest_summary, report_frame
+from app.tables import chunks_frame, count_of, gm_marking, ingest_summary, report_frame
 from rag import access
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
@@ -226,8 +226,7 @@ if chunks:
     )
     picked = [c for c in chunks if c.source == source]
     on_pages = {c.page for c in picked if c.page is not None}
-    count = f"{len(picked)} passage{'' if len(picked) == 1 else 's'}"
-    st.caption(count + (f" from {len(on_pages)} page{'' if len(on_pages) == 1 else 's'}" if on_pages else ""))
+    st.caption(count_of(len(picked), "passage") + (f" from {count_of(len(on_pages), 'page')}" if on_pages else ""))
     st.dataframe(
         chunks_frame(picked),
         hide_index=True,

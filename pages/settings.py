@@ -89,13 +89,14 @@ with advanced, st.container(border=True):
         key=_init("s_batch", config.embedding.batch_size),
         help="Passages embedded at once. Bigger is faster but uses more memory.",
     )
-    st.toggle(
-        "Read notes twice as fast (8-bit model)",
-        key=_init("s_int8", config.embedding.precision == "int8"),
-        help="The built-in model reads your passages with 8-bit weights: about twice as fast, and in our tests "
-        "it finds the same passages within a question or two. Questions always use the full model. Changing "
-        "this means every passage is read again.",
-    )
+    if st.session_state["s_backend"] == "local":  # the 8-bit copy is the built-in model's alone
+        st.toggle(
+            "Read notes twice as fast (8-bit model)",
+            key=_init("s_int8", config.embedding.precision == "int8"),
+            help="The built-in model reads your passages with 8-bit weights: about twice as fast, and in our tests "
+            "it finds the same passages within a question or two. Questions always use the full model. Changing "
+            "this means every passage is read again.",
+        )
     st.button("Save search model", key="s_save_embedding", on_click=_save, args=("embedding",))
     _message("embedding")
 

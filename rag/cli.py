@@ -61,6 +61,17 @@ def _search_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1, else argparse's own one-line error."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m rag", description="Chronicler: ask your campaign notes.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -109,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure speed; writes docs/BENCHMARKS.md sections")
     _common(p)
     p.add_argument("what", choices=["ingest", "ingest-large", "query", "answer"])
-    p.add_argument("--copies", type=int, default=7, help="ingest-large: copies of the notes (CRD3 × 7 ≈ 20,000)")
+    p.add_argument("--copies", type=_positive, default=7, help="ingest-large: copies of the notes (CRD3 × 7 ≈ 20,000)")
     p.add_argument("--sizes", default="1000,10000,100000", help="query: collection sizes")
     p.add_argument("--engines", default="edge,qdrant", help="query: store engines to compare")
     p.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")

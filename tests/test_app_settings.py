@@ -164,8 +164,12 @@ def test_reranker_saved(tmp_path):
 
 
 def test_the_faster_reading_switch_saves_the_embedding_precision(tmp_path):
-    """Advanced › Search model: "Read notes twice as fast" is int8 passages (the default); off is full precision."""
+    """Advanced › Search model: "Read notes twice as fast" is int8 passages (the default); off is full precision.
+    It is offered for the built-in model only."""
     at = start("pages/settings.py")
+    at.selectbox(key="s_backend").set_value("openai").run()
+    assert not [t for t in at.toggle if t.key == "s_int8"]  # another service's model has no 8-bit copy
+    at.selectbox(key="s_backend").set_value("local").run()
     assert at.toggle(key="s_int8").value is True
     at.toggle(key="s_int8").set_value(False)
     at.button(key="s_save_embedding").click()
