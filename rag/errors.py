@@ -58,6 +58,15 @@ class LanguageModelError(ChroniclerError):
     does not know the model, or failed (``rag.llm``). ``Pipeline.ask`` and ``search`` answer offline instead."""
 
 
+class ContextTooLongError(LanguageModelError):
+    """The request did not fit the model's context. ``limit``: the context length the server's refusal names
+    ("This model's maximum context length is 2048 tokens"), when it names one, so a stage can fit it and ask again."""
+
+    def __init__(self, message: str, hint: str = "", limit: int | None = None):
+        super().__init__(message, hint)
+        self.limit = limit
+
+
 class LanguageModelKeyError(LanguageModelError, ConfigError):
     """The language model's server refused the key, or the key may not use the model."""
 

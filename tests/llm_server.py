@@ -12,6 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.llm_replay import find_reply, load_replies, request_key
+
 KEY = "sk-test-good"
 
 # Models that stream a scripted answer about tests.helpers.VAULT, each a way a small local model answered in
@@ -38,10 +40,14 @@ def _tokens(body: dict) -> int:
     return int(chars / 4.76) + 8 * len(body.get("messages", [])) + int(body.get("max_tokens") or 0)
 
 
+REPLAYS = load_replies()  # "replay:<name>": a real model's recorded replies (tests.llm_replay)
+
+
 class Handler(BaseHTTPRequestHandler):
     failures_left = 0  # answer 503 this many times first (to exercise retries)
     slow_seconds = 6.0  # "slow-model" waits this long before it answers, like a busy local model
     requests: list[dict] = []
+    names_its_context = True  # "ctx-2048" says its context length when it refuses a request as too long
     reply = staticmethod(lambda body: "What did Herris give Vox Machina?")  # non-streaming replies
 
     def log_message(self, *args):
@@ -78,12 +84,17 @@ class Handler(BaseHTTPRequestHandler):
             )
         model = body.get("model")
         if model == "ctx-2048" and _tokens(body) > 2048:  # llama-cpp-python's server at its default n_ctx
+            said = (
+                f"This model's maximum context length is 2048 tokens. However, you requested {_tokens(body)} "
+                "tokens. Please reduce the length of the messages or completion."
+                if Handler.names_its_context
+                else "The request exceeds the available context size."
+            )
             return self._json(
                 400,
                 {
                     "error": {
-                        "message": f"This model's maximum context length is 2048 tokens. However, you requested "
-                        f"{_tokens(body)} tokens. Please reduce the length of the messages or completion.",
+                        "message": said,
                         "type": "invalid_request_error",
                         "code": "context_length_exceeded",
                     }
@@ -102,9 +113,16 @@ class Handler(BaseHTTPRequestHandler):
             )
         if model == "slow-model":
             time.sleep(Handler.slow_seconds)
-        elif model not in ("known-model", "breaks-off", "ctx-2048", *SCRIPTED):
+        elif model not in ("known-model", "breaks-off", "ctx-2048", *SCRIPTED, *REPLAYS):
             return self._json(404, {"error": {"message": f"model '{model}' not found", "type": "not_found"}})
         pieces = SCRIPTED.get(model) or ["Herris gives them ", "a map of the mines. ", "[Session 2 · Part 11]"]
+        reply = Handler.reply(body)
+        if model in REPLAYS:
+            recorded = find_reply(REPLAYS[model], body.get("messages", []))
+            if recorded is None:  # a clear failure, never an invented reply: record this question first
+                key = request_key(body.get("messages", []))
+                return self._json(500, {"error": {"message": f"nothing recorded for {key}", "type": "server_error"}})
+            pieces, reply = recorded["pieces"], "".join(recorded["pieces"])
         if not body.get("stream"):
             return self._json(
                 200,
@@ -117,7 +135,7 @@ class Handler(BaseHTTPRequestHandler):
                         {
                             "index": 0,
                             "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": Handler.reply(body)},
+                            "message": {"role": "assistant", "content": reply},
                         }
                     ],
                 },

@@ -232,10 +232,30 @@ def test_passages_too_long_for_the_context_are_trimmed_and_batches_keep_their_or
     assert "Passages to re-read" in info.value.one_line()
 
 
-def test_llm_reranking_that_fails_leaves_the_first_order_and_says_so(tmp_path, llm_server, monkeypatch):
-    """A context setting larger than the server's: the request is refused, and the question is still searched,
-    in the order the search found, with a line naming the setting that helps (not the passages shown)."""
+def test_a_context_setting_larger_than_the_servers_is_fitted_to_the_length_the_server_names(
+    tmp_path, llm_server, monkeypatch
+):
+    """The setting says 8,192 tokens, the server holds 2,048 and says so when it refuses: the passages are sent
+    again in requests that fit what it said, and every one is rated."""
     monkeypatch.setattr(Handler, "reply", staticmethod(rate_the_letter))
+    Handler.requests.clear()
+    p = long_pipeline(tmp_path, llm_server, **{"reranker.llm_context_tokens": 8192})
+    try:
+        result = p.search("What happened in Vasselheim?", "long")
+    finally:
+        p.close()
+    sent = [r["body"] for r in Handler.requests if r["body"].get("model") == "ctx-2048"]
+    assert _tokens(sent[0]) > 2048 and len(sent) > 2 and all(_tokens(body) <= 2048 for body in sent[1:])
+    assert "sealed letter" in result.hits[0].chunk.text
+    assert all(h.scores["rerank"] in (1, 9) for h in result.candidates[:20]) and not result.notices
+
+
+def test_llm_reranking_that_fails_leaves_the_first_order_and_says_so(tmp_path, llm_server, monkeypatch):
+    """A context setting larger than the server's, and a server that does not say its own: the request is refused,
+    and the question is still searched, in the order the search found, with a line naming the setting that helps
+    (not the passages shown)."""
+    monkeypatch.setattr(Handler, "reply", staticmethod(rate_the_letter))
+    monkeypatch.setattr(Handler, "names_its_context", False)
     p = long_pipeline(tmp_path, llm_server, **{"reranker.llm_context_tokens": 8192})
     try:
         failed = p.search("What happened in Vasselheim?", "long")

@@ -11,11 +11,15 @@ context) becomes one ``rag.errors.LanguageModelError`` sentence, on which a ques
 from __future__ import annotations
 
 import os
+import re
 
 from rag.config import AnswerConfig
-from rag.errors import LanguageModelError, LanguageModelKeyError, LanguageModelMissingError
+from rag.errors import ContextTooLongError, LanguageModelError, LanguageModelKeyError, LanguageModelMissingError
 
-_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "too long")
+_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context size", "too many tokens", "too long")
+# how servers name their limit: OpenAI, vLLM and llama-cpp-python "maximum context length is 2048 tokens"; llama.cpp's
+# own server "the request exceeds the available context size (2048 tokens)"
+_CONTEXT_LIMIT = re.compile(r"(?:maximum context length is|context size|context window)\D{0,12}(\d{3,7})", re.I)
 DEFAULT_MODEL = "gpt-4o-mini"
 TOO_LONG_FOR_THE_ANSWER = "Lower 'Passages to show (top-k)' in the sidebar, or use a model with a longer context."
 
@@ -82,7 +86,12 @@ class LLMClient:
             ) from None
         except openai.BadRequestError as err:
             if any(w in str(err).lower() for w in _CONTEXT_WORDS):
-                raise LanguageModelError("The question and passages are too long for the LLM.", hint=too_long) from None
+                limit = _CONTEXT_LIMIT.search(str(err))
+                raise ContextTooLongError(
+                    "The question and passages are too long for the LLM.",
+                    hint=too_long,
+                    limit=int(limit.group(1)) if limit else None,
+                ) from None
             raise LanguageModelError(f"The LLM server refused the request: {short(err)}") from None
         except openai.APITimeoutError:
             raise LanguageModelError(

@@ -1,7 +1,8 @@
 """Reranking by the configured OpenAI-compatible LLM: listwise requests score every candidate 0–10.
 
-The passages go in as few requests as fit the model's context (``reranker.llm_context_tokens``, at about four
-characters a token, the reply's room included): one round trip for 20 passages on a large context, a few on a
+The passages go in as few requests as fit the model's context (``reranker.llm_context_tokens``, or the smaller
+length the server names when it refuses a request as too long; at about four characters a token, the reply's room
+included): one round trip for 20 passages on a large context, a few on a
 llama.cpp server's default 2,048 tokens (20 passages of 800 characters are ~3,400 tokens), each passage trimmed
 when even one alone would not fit. A passage the model leaves unrated scores -1, so it falls below every rated one
 but keeps its first-stage order among the unrated (the retriever's sort is stable): a sloppy reply degrades, it
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rag.config import AnswerConfig, RerankConfig
-from rag.errors import LanguageModelError, no_llm_error
+from rag.errors import ContextTooLongError, LanguageModelError, no_llm_error
 from rag.llm import LLMClient, llm_configured
 from rag.models import Hit
 from rag.question import Question
@@ -87,8 +88,18 @@ class LLMReranker(Reranker):
         self.context_tokens = context_tokens
 
     def rerank(self, question: Question, hits: list[Hit]) -> list[float]:
+        """Ratings at the configured context length; when the server refuses a request as too long and names its
+        own, smaller context (a llama.cpp server started with less than the setting says), once more at that."""
+        try:
+            return self._rate(question, hits, self.context_tokens)
+        except ContextTooLongError as err:
+            if err.limit is None or err.limit >= self.context_tokens:
+                raise
+            return self._rate(question, hits, err.limit)
+
+    def _rate(self, question: Question, hits: list[Hit], context_tokens: int) -> list[float]:
         scores: list[float] = []
-        for batch in batches(question, [h.chunk.text for h in hits], self.context_tokens):
+        for batch in batches(question, [h.chunk.text for h in hits], context_tokens):
             passages = "\n\n".join(f"P{i}: {text}" for i, text in enumerate(batch, start=1))
             messages = [
                 {"role": "system", "content": PROMPT},
