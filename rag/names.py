@@ -1,11 +1,13 @@
 """Words of a text: its proper names (by capitalisation), its words and content words, the words that carry no
 content, and the normal form passages and names are compared in. Read the same way in a question
-(``rag.question``) and in the passages that answer it (search, reranker, answerer, evaluation)."""
+(``rag.question``) and in the passages that answer it (search, reranker, answerer, evaluation). And its sentences,
+one reading for the answerer's quotes, the recap and other names."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import accumulate, pairwise
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|de)\s+(?:the\s+)?|the\s+)?[A-Z][\w'’-]+)*")
 _NOT_NAMES = {
@@ -164,3 +166,46 @@ def introduction(name: str) -> str:
         rf"(?:^|(?<=[\s(]))((?:an?|the)\s+(?:[\w'’-]+\s+){{0,4}}?[\w'’-]+),?\s+(?:named|called)\s+"
         rf"(?:(?-i:[A-Z])[\w'’-]*\s+){{0,2}}(?:{name})\b"
     )
+
+
+# A quotation in double quotes, straight or curly, within one line
+_QUOTATION = re.compile(r'"[^"\n]+"|“[^”\n]+”')
+_GOES_ON = re.compile(r"\s*[-–—,;:]")  # marks that go on with the sentence before them, never start one
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of one line or paragraph in order, stripped, none empty: what the answerer quotes
+    (``rag.generators._sentences``), the recap shows (``rag.campaign.recap``) and other names are read in
+    (``rag.campaign.other_names``). Each is cut from ``text``, never taken from the segmenter's output, so a quote
+    is always the notes' own characters.
+
+    A regular expression ended a sentence at every full stop before a capital, so "Mr. Durst", "Mt. Celestia" and
+    "J. R. Hawkins" were cut in two and a quote put its citation inside a name. sentencex (Wikimedia's rule-based
+    segmenter, MIT, Rust: a few µs a line) knows titles, initials and abbreviations. It never ends a sentence inside
+    quotation marks, though, so a recap typed as one quoted paragraph was a single "sentence" of a thousand
+    characters, quoted whole: here a quotation of several sentences is read sentence by sentence, as the notes'
+    other prose is ('"Go!" he cried.' stays one). And no sentence starts with a dash or a comma: '"Then move the
+    carpet!" - Morgan' keeps who said it, "the ship? - at least he is free" its thought."""
+    ends = set(_ends(text))
+    for quotation in _QUOTATION.finditer(text):
+        ends.update(quotation.start() + 1 + end for end in _ends(quotation.group()[1:-1])[:-1])
+    ends = {end for end in ends if 0 < end < len(text) and not _GOES_ON.match(text, end)}
+    cuts = [0, *sorted(ends), len(text)]  # the last runs to the end
+    return [part for a, b in pairwise(cuts) if (part := text[a:b].strip())]
+
+
+def _ends(text: str) -> list[int]:
+    """Where sentencex's sentences of ``text`` end. Its pieces are ``text`` cut up, so their lengths add up; should
+    one ever come back changed (trimmed, say), it is looked for in the text instead. Imported here: every reader of
+    a question imports this module, and only readers of passages need the segmenter."""
+    from sentencex import segment
+
+    pieces = segment("en", text)
+    if "".join(pieces) == text:
+        return list(accumulate(map(len, pieces)))
+    ends, at = [], 0
+    for piece in map(str.strip, pieces):
+        if (found := text.find(piece, at)) >= 0:
+            at = found + len(piece)
+            ends.append(at)
+    return ends

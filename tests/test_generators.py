@@ -556,6 +556,26 @@ def test_a_quote_marks_where_a_note_line_ends_without_punctuation():
     )
 
 
+def test_a_quote_is_never_cut_after_a_title_or_an_initial():
+    """The answerer quoted "…the bastard child of Mr. [Session 2 · …] Durst and the mistress and Mrs. [Session 2 ·
+    …] Durst…": its sentences ended at every full stop, so a citation landed inside each name."""
+    note = (
+        "We figured out that the baby was the bastard child of Mr. Durst and the mistress, and Mrs. Durst hated the "
+        "child. Dr. Rudolph van Richten and J. R. Hawkins came to the house on St. Andral's feast."
+    )
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    for question, quoted in [
+        ("Whose child was the baby?", "bastard child of Mr. Durst and the mistress, and Mrs. Durst hated the child."),
+        (
+            "Who came to the house?",
+            "Dr. Rudolph van Richten and J. R. Hawkins came to the house on St. Andral's feast.",
+        ),
+    ]:
+        _, proof = answer_text(gen, question, [hit(note, 2, 3)]).split("\n\n", 1)
+        assert f"{quoted} [Session 2 · Part 3]" in proof
+        assert not any(f"{cut}. [Session" in proof for cut in ("Mr", "Mrs", "Dr", "J", "R", "St"))
+
+
 @pytest.mark.parametrize(
     ("question", "shape", "thing", "owner"),
     [

@@ -24,11 +24,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from rag.models import Chunk
+from rag.names import sentences
 
 MAX_UNLIKE = 2  # a page linked under more names than this that share nothing with it is linked for its parts
 PREFIX = 4  # letters a short form shares with the name it shortens ("Perc-y", "Perc-ival")
 _WORD = re.compile(r"[\w'’]+")
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
 # What may stand between two names that the notes give as one ("Asmodeus, the Lord of the Hells",
 # 'Percival "Percy" de Rolo', "Vecna (the Whispered One)", "Ozzy, aka Ozymandius", "Locke is the Professor").
 _SAME = re.compile(
@@ -109,6 +109,12 @@ def _said_apart(stamp: tuple, pairs: frozenset, chunks: Sequence[Chunk]) -> froz
     return found
 
 
+def _folded_sentences(text: str) -> list[str]:
+    """A passage's sentences line by line (``rag.names.sentences``: "Mr. Durst" stays in one), folded the way names are
+    compared; cut as written, before folding."""
+    return [re.sub(r"[ \t]+", " ", s.casefold()) for line in text.splitlines() for s in sentences(line)]
+
+
 def _read_apart(chunks: Sequence[Chunk], pairs: frozenset) -> set[tuple[str, str]]:
     shown = _pattern(s for s, _ in pairs)
     names = {p: {p} | {w for w in _WORD.findall(p) if len(w) >= PREFIX} for _, p in pairs}  # "Percival" of its page
@@ -125,8 +131,7 @@ def _read_apart(chunks: Sequence[Chunk], pairs: frozenset) -> set[tuple[str, str
         folded = chunk.text.casefold()
         if not any(s in folded for s in by_shown):  # most passages name none of them: skip them fast
             continue
-        folded = re.sub(r"[ \t]+", " ", folded)
-        for sentence in _SENTENCE.split(folded):
+        for sentence in _folded_sentences(chunk.text):
             found = [(m.group(1), m.span()) for m in shown.finditer(sentence)]
             if not found:
                 continue

@@ -18,11 +18,11 @@ from rag.campaign.entities import Entity, SessionKey, entity_index, session_key,
 from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
 from rag.models import Chunk
+from rag.names import sentences
 
 MIN_LINES, MAX_LINES = 3, 8
 MIN_WORDS = 5  # "Recap", "Day 3" and the like say nothing on their own
 SUMMARY = re.compile(r"\b(new information|summary|recap|tl;?dr|key (points|events)|what happened)\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[A-Z\"“'(\[])")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 
 
@@ -49,10 +49,10 @@ def _lines(chunk: Chunk) -> list[str]:
 
 
 def _telling(text: str) -> str:
-    """The first sentence of a line that says something (at least ``MIN_WORDS`` words), or ""."""
-    for sentence in _SENTENCE.split(text):
-        if len(sentence.split()) >= MIN_WORDS and not sentence.rstrip().endswith(":"):  # a list's lead-in
-            return sentence.strip()
+    """The first sentence of a line (``rag.names.sentences``) saying something (``MIN_WORDS`` words or more), or ""."""
+    for sentence in sentences(text):
+        if len(sentence.split()) >= MIN_WORDS and not sentence.endswith(":"):  # a list's lead-in
+            return sentence
     return ""
 
 
@@ -103,14 +103,11 @@ def recap_session(
         said = {p.text for p in picked}
         for words in (MIN_WORDS, 3):  # short sessions: shorter lines rather than fewer than three
             extra = [
-                _line(c, s.strip())
+                _line(c, s)
                 for c in sorted(story, key=lambda c: -len(c.text))
                 for text in _lines(c)
-                for s in _SENTENCE.split(text)
-                if len(s.split()) >= words
-                and s.strip() not in said
-                and not s.rstrip().endswith(":")
-                and told(c, s.strip())
+                for s in sentences(text)
+                if len(s.split()) >= words and s not in said and not s.endswith(":") and told(c, s)
             ]
             picked += extra[: MIN_LINES - len(picked)]
             said |= {p.text for p in picked}

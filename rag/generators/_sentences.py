@@ -4,15 +4,13 @@ sentence of prose or a line of a list, never a heading, and a question in the no
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rag.models import Hit
-from rag.names import words
+from rag.names import sentences, words
 
 MIN_WORDS = 4
 _ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
-_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
 @dataclass
@@ -29,7 +27,8 @@ class Sentence:
 
 def passage_parts(hit: Hit) -> list[str]:
     """Every sentence and line of the passage in reading order (questions and fragments too), without its
-    heading-prefix line and without bullet marks. A sentence's ``order`` is its place in this list."""
+    heading-prefix line and without bullet marks; a line is cut by ``rag.names.sentences``, never after "Mr." or an
+    initial, so a quote's citation never lands inside a name. A sentence's ``order`` is its place in this list."""
     parts: list[str] = []
     lines = hit.chunk.text.splitlines()
     if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
@@ -37,7 +36,7 @@ def passage_parts(hit: Hit) -> list[str]:
     for line in lines:
         line = line.strip().lstrip("-*+ ").strip()
         if line and not line.startswith("#"):
-            parts += [part.strip() for part in _SENTENCE.split(line) if part.strip()]
+            parts += sentences(line)
     return parts
 
 
