@@ -287,6 +287,8 @@ if asking:
             if getattr(stream, "restarted", False):  # the model broke off midway: its words give way to the offline
                 said.warning(stream.fell_back, icon=":material/cloud_off:")
                 answer_slot.markdown(_md(result.text))
+            elif getattr(stream, "rewritten", False):  # citations were added after sentences the model left uncited
+                answer_slot.markdown(_md(result.text))
         except ChroniclerError as err:
             turn["error"] = err.one_line()
             st.error(turn["error"])

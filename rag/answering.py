@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from rag.citations import check_citations, check_claims, claims_note
+from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
 from rag.generators._decisions import load_decisions, with_rules
@@ -142,7 +142,7 @@ class AnswerStream:
     """Iterate for the answer's text pieces (``st.write_stream(stream)``), then read ``.answer``.
 
     Reading ``.answer`` first simply consumes the stream. A flag for an unchecked citation arrives as the
-    last piece, so what streamed is exactly ``answer.text``. ``started``: when the question came in, the one time
+    last piece, so what streamed is ``answer.text``, unless citations were added inside it (``rewritten``). ``started``: when the question came in, the one time
     origin of the run record's timings (the first piece's time, ``finish``'s second argument, is counted from it,
     as the total is)."""
 
@@ -158,6 +158,9 @@ class AnswerStream:
         self._answer: Answer | None = None
         self._parts: list[str] = []
         self._started = time.perf_counter() if started is None else started
+        # True when the finished answer is not what streamed plus lines after it (a citation was added after a
+        # sentence the model left uncited): the page then shows ``answer.text`` in place of what streamed
+        self.rewritten = False
 
     def __iter__(self) -> Iterator[str]:
         first: float | None = None
@@ -171,6 +174,8 @@ class AnswerStream:
         shown = text.rstrip()  # the check's lines follow the answer's last word
         if self._answer.text != text and self._answer.text.startswith(shown):
             yield self._answer.text[len(shown) :]
+        elif self._answer.text != text:
+            self.rewritten = True
 
     @property
     def answer(self) -> Answer:
@@ -263,6 +268,8 @@ def respond(
     trace["prompt"] = build_messages(standalone, hits, history)
 
     def finish(text: str, first: float | None) -> Answer:
+        if not generator.quotes_notes and not is_refusal(text):  # what it left uncited, cited where a passage holds it
+            text, trace["attributed"] = attribute(text, hits, config.claim_words_held)
         checked, citations = check_citations(text, hits)
         trace["timings"]["first_token"] = first
         trace["timings"]["total"] = time.perf_counter() - started

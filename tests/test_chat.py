@@ -112,7 +112,8 @@ def test_a_citation_of_no_passage_given_is_said_once_under_the_answer(tmp_path, 
     [
         ("right", "Which bear did Vex tame?", None, "Found it in Session 3"),
         ("invents", "What did Nostoc offer?", "⚠ The notes cited don't say this", "Not sure"),
-        ("uncited", "Which bear did Vex tame?", "⚠ This answer cites no passage", "Not sure"),
+        ("uncited", "Which bear did Vex tame?", None, "Found it in Session 3"),  # cited where its passage holds it
+        ("uncited-invents", "What colour is the cook's favourite hat?", "⚠ This answer cites no passage", "Not sure"),
     ],
 )
 def test_a_models_answer_says_when_the_notes_it_cites_do_not_hold_it(

@@ -21,16 +21,18 @@ History = list[tuple[str, str]]  # (player's question, answer text), oldest firs
 
 NOT_IN_NOTES = "The notes don't say"
 # No example label: a small model copies one as its citation ("[Session 5 · The Sunken Tavern]"), so the rules
-# only say where the labels are.
+# only say where the labels are. Worded for a small local model (Qwen2.5 1.5B on a llama.cpp server, ten demo
+# questions, docs/EVALUATION.md): rules that open with what to do, a reminder that the answer is usually in one of
+# the passages (a numbered list of prohibitions made it refuse four answerable questions of ten), and the refusal
+# only for when no passage says it.
 SYSTEM_PROMPT = (
-    "You answer questions about a tabletop role-playing campaign using ONLY the session notes given below. "
-    "Rules:\n"
-    "1. Use only facts stated in the notes. Do not use outside knowledge and do not guess.\n"
-    "2. After every sentence that states a fact, cite the passage it comes from: copy that passage's label, "
-    "the bracketed first line of the passage, exactly as written, brackets included. Cite only labels that "
-    "appear in the notes below.\n"
-    f'3. If the notes do not contain the answer, reply exactly: "{NOT_IN_NOTES}." and nothing else.\n'
-    "4. Be brief: a few sentences. If the question asks which session or when, name the session(s)."
+    "You answer a player's question about their tabletop role-playing campaign from the session notes below, "
+    "which are passages each headed by a label in square brackets.\n"
+    "- Answer from what the passages say, in one to three short sentences. Read every passage: the answer is "
+    "usually in one of them. Do not use outside knowledge.\n"
+    "- End each sentence with the label of the passage it comes from, copied exactly with its square brackets.\n"
+    "- If the question asks which session or when, name the session.\n"
+    f'- Only if no passage says it, reply exactly: "{NOT_IN_NOTES}."'
 )
 REWRITE_PROMPT = (
     "Rewrite the player's last question as one standalone question, using the conversation to resolve "

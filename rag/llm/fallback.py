@@ -31,6 +31,11 @@ class Stream(Protocol, Iterable[str]):
     notices: list[str]
 
     @property
+    def rewritten(self) -> bool:
+        """The finished answer differs inside what streamed (``AnswerStream.rewritten``)."""
+        return bool(getattr(self._current, "rewritten", False))
+
+    @property
     def answer(self) -> Answer: ...
 
 
@@ -132,6 +137,11 @@ class FallbackStream:
             answer.trace["notices"] = [self.fell_back, *answer.trace.get("notices", [])]
             answer.trace["fallback"] = self.fell_back
         self._answer = answer
+
+    @property
+    def rewritten(self) -> bool:
+        """The finished answer differs inside what streamed (``AnswerStream.rewritten``)."""
+        return bool(getattr(self._current, "rewritten", False))
 
     @property
     def answer(self) -> Answer:
