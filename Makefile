@@ -6,7 +6,7 @@ PORT ?= 8501
 # This computer only; to share on your network see README.md, "Sharing with your table".
 ADDRESS ?= 127.0.0.1
 
-.PHONY: app test test-fast snapshots setup setup-dev lint eval eval-heldout report bench screenshots
+.PHONY: app test test-fast test-llm snapshots setup setup-dev lint eval eval-heldout report bench screenshots
 
 setup:
 	bash scripts/setup.sh app
@@ -22,6 +22,10 @@ test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real b
 
 test-fast: setup-dev  ## everyday lane, under 3 minutes: unit, snapshot and AppTest; no browser, no big dev sets
 	.venv/bin/python -m pytest -q -m "not browser and not long and not stress"
+
+test-llm: setup-dev  ## against a real language model server: CHRONICLER_TEST_LLM_URL=http://127.0.0.1:8080/v1 (docs/LLM.md)
+	@test -n "$$CHRONICLER_TEST_LLM_URL" || { echo "Set CHRONICLER_TEST_LLM_URL to a running server's /v1 address (docs/LLM.md)."; exit 1; }
+	.venv/bin/python -m pytest -q tests/test_real_llm.py tests/test_llm_replay.py
 
 snapshots: setup-dev  ## accept changed answers: rewrite tests/snapshots/answers/ (then review `git diff`)
 	UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q tests/test_answer_snapshots.py

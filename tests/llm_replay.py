@@ -24,7 +24,7 @@ def kind_of(messages: list[dict]) -> str:
     """Which of Chronicler's requests this is, from its system prompt's opening words (stable across rewordings of
     the rules that follow them)."""
     system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
-    if system.startswith("You answer questions"):
+    if system.startswith("You answer"):
         return "answer"
     if system.startswith("Rewrite the player's last question"):
         return "rewrite"

@@ -27,6 +27,7 @@ SCRIPTED = {
         "[Session 1 · The Sunken Tavern]",
     ],
     "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
+    "uncited-invents": ["The cook's favourite hat ", "is brown."],  # cites nothing, and no passage says it
     "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark]"],
     "paraphrases": ["Vex's new bear is called Trinket. ", "[Session 3 · The Underdark]"],  # right, in its own words
 }
