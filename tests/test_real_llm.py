@@ -92,11 +92,11 @@ def test_a_follow_up_is_read_with_the_earlier_question(pipeline):
     assert "Kima" in after.borrowed["standalone"]
 
 
-def test_rating_passages_with_the_model_never_fails_a_question(data):
+def test_rating_passages_with_the_model_never_fails_a_question(tmp_path):
     rated = Pipeline(
         load_config(
             overrides={
-                "data_dir": str(data),
+                "data_dir": str(tmp_path),  # its own store: the module's pipeline holds the shared one
                 **real_settings(),
                 "reranker.backend": "llm",
                 "reranker.candidates": 8,
@@ -105,6 +105,7 @@ def test_rating_passages_with_the_model_never_fails_a_question(data):
         )
     )
     try:
+        rated.index(DEMO, "demo")
         answer = rated.answer("Where did Thompson send us to sleep?", "demo")
     finally:
         rated.close()

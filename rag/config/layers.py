@@ -48,11 +48,15 @@ def read_yaml(path: Path) -> dict:
 
 
 def env_overrides(environ: dict[str, str] | None = None) -> dict:
-    """``CHRONICLER_RETRIEVAL__K=8`` → ``{"retrieval": {"k": "8"}}``; values are parsed as YAML scalars."""
+    """``CHRONICLER_RETRIEVAL__K=8`` → ``{"retrieval": {"k": "8"}}``; values are parsed as YAML scalars.
+    ``CHRONICLER_TEST_…`` belongs to the test suite (``CHRONICLER_TEST_LLM_URL``: a real model server), not the
+    config."""
     environ = os.environ if environ is None else environ
     out: dict = {}
     for name, raw in environ.items():
         if not name.startswith(ENV_PREFIX) or name in (LOCAL_CONFIG_ENV, GM_PASSPHRASE_ENV, SECRETS_FILE_ENV):
+            continue
+        if name.startswith(f"{ENV_PREFIX}TEST_"):
             continue
         keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__") if k]
         if not keys:
