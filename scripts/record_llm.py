@@ -12,6 +12,7 @@ A recording proxy sits between Chronicler and the server: every reply the server
 
     .venv/bin/python scripts/record_llm.py --base-url http://127.0.0.1:8080/v1 [--model ID] [--rerank]
     .venv/bin/python scripts/record_llm.py --replay [--rerank]    # the same tables from the recording, no server
+    .venv/bin/python scripts/record_llm.py --offline              # the offline answerer on the same questions
 """
 
 from __future__ import annotations
@@ -146,6 +147,7 @@ def main() -> int:
     parser.add_argument(
         "--replay", action="store_true", help="no server: replay the recording --name (the tables again)"
     )
+    parser.add_argument("--offline", action="store_true", help="no model: the offline answerer, to compare")
     parser.add_argument("--model", help="the model's id (default: the first the server lists)")
     parser.add_argument("--name", default="qwen2.5-coder-1.5b", help="the recording's file name under tests/fixtures")
     parser.add_argument("--server", default="", help="how the server was started, kept with the recording")
@@ -160,12 +162,14 @@ def main() -> int:
         replayer = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=replayer.serve_forever, daemon=True).start()
         args.base_url, args.model, key = f"http://127.0.0.1:{replayer.server_address[1]}/v1", f"replay:{args.name}", KEY
+    elif args.offline:
+        return offline(questions_of(QUESTIONS))
     elif not args.base_url:
-        parser.error("give --base-url (a running server) or --replay")
+        parser.error("give --base-url (a running server), --replay or --offline")
     model = args.model or served_model(args.base_url)
     replies: list[dict] = []
     proxy = recording_proxy(args.base_url, replies)
-    questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = questions_of(QUESTIONS)
     settings = {
         "answer.backend": "openai",
         "answer.base_url": f"http://127.0.0.1:{proxy.server_address[1]}/v1",
@@ -206,6 +210,24 @@ def main() -> int:
             if not args.replay:
                 save(args, model, replies)
     proxy.shutdown()
+    return 0
+
+
+def questions_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def offline(questions: list[dict]) -> int:
+    """The same questions answered by the offline answerer (the default settings), judged the same way."""
+    with tempfile.TemporaryDirectory() as data:
+        pipeline = Pipeline(load_config(overrides={"data_dir": data}))
+        pipeline.index(DEMO, "demo")
+        print("| question | answer (offline) | judged | citations | confidence | s |\n|---|---|---|---|---|---|")
+        for q in questions:
+            started = time.perf_counter()
+            answer = pipeline.answer(q["question"], "demo")
+            print(row(q["question"], answer, verdict(q, answer), time.perf_counter() - started), flush=True)
+        pipeline.close()
     return 0
 
 

@@ -67,6 +67,19 @@ def test_int8_is_the_default_close_to_full_precision_and_named_apart(real_embedd
     ]
 
 
+def test_a_sentence_read_as_a_question_is_answered_scores_the_same_whatever_is_read_beside_it(real_embedder):
+    """The 8-bit model scales its activations over the whole batch: the answerer's sentence scores moved with the
+    other passages found. Sentences compared as a question is answered are read at full precision."""
+    sentence = "Thompson tells them in Common to go to the Pig Pits."
+    beside = ["A wyvern attacks.", "The party rests at the Iron Hearth Tavern after the long fight in the mines " * 4]
+    alone = real_embedder.embed_exactly([sentence])[0]
+    assert all(np.allclose(real_embedder.embed_exactly([sentence, b])[0], alone, atol=1e-5) for b in beside)
+    moved = [
+        float(real_embedder.embed_batch([sentence, b])[0] @ real_embedder.embed_batch([sentence])[0]) for b in beside
+    ]
+    assert min(moved) < 1 - 1e-5  # what the passages' 8-bit model does
+
+
 def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, caplog):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

@@ -29,6 +29,12 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_queries([text])[0]
 
+    def embed_exactly(self, texts: Sequence[str]) -> np.ndarray:
+        """Texts compared with one another as a question is answered (the question and its passages' sentences):
+        each vector the same whatever else is in the batch, as a passage's stored vector is compared with a
+        question's. Most backends do that anyway (``embed_batch``); see ``local`` at 8-bit precision."""
+        return self.embed_batch(texts)
+
     def embed_all(
         self, texts: Sequence[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None
     ) -> np.ndarray:

@@ -109,7 +109,7 @@ class ExtractiveGenerator(Generator):
     def _meaning(self, question: Question, texts: list[str]) -> np.ndarray:
         if self.embedder is None:  # no model handed over: keyword overlap alone decides
             return np.zeros(len(texts), dtype=np.float32)
-        vectors = self.embedder.embed_batch([question.text, *texts])
+        vectors = self.embedder.embed_exactly([question.text, *texts])
         return vectors[1:] @ vectors[0]
 
     def _sentences(self, question: Question, hits: list[Hit], support: Support | None) -> list[Sentence]:
