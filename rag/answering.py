@@ -276,6 +276,11 @@ def respond(
         refused = is_refusal(text) and not any(c.chunk_id for c in citations)
         if not generator.quotes_notes:  # a language model's own sentences: do the passages it cites say them?
             claims = check_claims(text, hits, config.claim_words_held)
+            claims += [  # and those it left uncited that no passage holds
+                {"sentence": a["sentence"], "cited": [], "held": a["held"], "holds": False}
+                for a in trace.get("attributed", [])
+                if a["label"] is None
+            ]
             trace["claims"] = claims
             if note := claims_note(citations, claims, refused=is_refusal(text)):
                 checked = checked.rstrip() + "\n\n" + note

@@ -65,7 +65,8 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
     than ``share`` of its content words (the test ``check_claims`` puts a cited sentence to), when one does: a small
     local model often answers right and cites nothing (Qwen2.5 1.5B cited no passage in ten answers), and a
     player should still see where a sentence comes from. A sentence no passage holds stays uncited, and is said so.
-    Returns the text with the labels added and what was added (sentence, label, share held)."""
+    Returns the text with the labels added, and every uncited sentence: its text, the label added (None when no
+    passage holds it) and the share of its words the best passage holds."""
     by_words = [(h, content_words(f"{h.chunk.name} {h.chunk.text}")) for h in hits]
     added: list[dict[str, Any]] = []
     out, at = [], 0
@@ -83,9 +84,10 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
                 continue
             hit, words = max(by_words, key=lambda pair: len(claimed & pair[1]))
             held = len(claimed & words) / len(claimed)
-            if held > share:
-                out.append(f" [{hit.chunk.name}]")
-                added.append({"sentence": piece, "label": hit.chunk.name, "held": held})
+            label = hit.chunk.name if held > share else None
+            if label:
+                out.append(f" [{label}]")
+            added.append({"sentence": piece, "label": label, "held": held})
     out.append(text[at:])
     return "".join(out), added
 
@@ -161,8 +163,12 @@ def claims_note(citations: list[Citation], claims: list[dict[str, Any]], refused
         return None
     if not any(c["holds"] for c in claims):
         return "⚠ The notes cited don't say this; check the passages below."
-    unheld = "; ".join(f"“{_shorten(c['sentence'])}”" for c in claims if not c["holds"])
-    return f"⚠ The notes cited don't say {unheld}; check the passages below."
+    said = []
+    if unheld := "; ".join(f"“{_shorten(c['sentence'])}”" for c in claims if c["cited"] and not c["holds"]):
+        said.append(f"The notes cited don't say {unheld}")
+    if uncited := "; ".join(f"“{_shorten(c['sentence'])}”" for c in claims if not c["cited"]):
+        said.append(f"No passage says {uncited}")  # a sentence left uncited that no passage holds
+    return f"⚠ {'; '.join(said)}; check the passages below."
 
 
 def _shorten(sentence: str, most: int = 80) -> str:

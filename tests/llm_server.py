@@ -28,6 +28,8 @@ SCRIPTED = {
     ],
     "uncited": ["Vex tamed a bear ", "named Trinket."],  # right, but cites nothing
     "uncited-invents": ["The cook's favourite hat ", "is brown."],  # cites nothing, and no passage says it
+    # right, then a sentence of its own no passage holds, neither cited
+    "half-invents": ["Vex tamed a bear named Trinket. ", "The bear later became king of the dwarves."],
     "right": ["Vex tames a bear named Trinket. ", "[Session 3 · The Underdark]"],
     "paraphrases": ["Vex's new bear is called Trinket. ", "[Session 3 · The Underdark]"],  # right, in its own words
 }

@@ -138,8 +138,8 @@ def test_uncited_sentences_get_the_passage_holding_most_of_their_words_and_only_
         "Herris gives them a map. [2] [C1 Session 2 · The Mines] Nostoc offers 50 gold pieces. [C1 Session 2 · A Deal]"
         "\nA dragon ate the miners."  # a footnote mark "[2]" cites nothing; already cited; held by no passage
     )
-    assert [a["label"] for a in added] == ["C1 Session 2 · The Mines"]
-    assert attribute("The notes don't say.", [mines], 0.5) == ("The notes don't say.", [])
+    assert [a["label"] for a in added] == ["C1 Session 2 · The Mines", None]
+    assert attribute("The notes don't say.", [mines], 0.5)[0] == "The notes don't say."
 
 
 def test_a_label_without_its_part_number_or_campaign_resolves_when_it_names_one_passage_given():
@@ -233,12 +233,21 @@ def test_a_sentence_that_cites_nothing_is_cited_where_a_passage_holds_it(with_mo
     assert result.confidence == with_model("right").answer("Which bear did Vex tame?", "demo").confidence == "high"
 
 
+def test_a_sentence_left_uncited_that_no_passage_holds_is_named_under_a_cited_answer(with_model):
+    result = with_model("half-invents").answer("Which bear did Vex tame?", "demo")
+    assert result.text == (
+        "Vex tamed a bear named Trinket. [Session 3 · The Underdark] The bear later became king of the dwarves."
+        "\n\n⚠ No passage says “The bear later became king of the dwarves”; check the passages below."
+    )
+    assert result.confidence != "high"
+
+
 def test_an_answer_that_cites_nothing_no_passage_holds_says_so(with_model):
     result = with_model("uncited-invents").answer("What colour is the cook's favourite hat?", "demo")
     assert (
         result.text == "The cook's favourite hat is brown.\n\n⚠ This answer cites no passage; check the passages below."
     )
-    assert result.confidence == "low" and not result.trace["attributed"]
+    assert result.confidence == "low" and [a["label"] for a in result.trace["attributed"]] == [None]
 
 
 def test_how_much_of_a_sentence_its_passage_must_hold_is_a_setting(with_model):
