@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rag.config import AnswerConfig
+from rag.embedders import Embedder
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
 from rag.generators._reading import missing_detail
@@ -267,7 +268,7 @@ def test_the_notes_saying_they_do_not_know_is_a_refusal():
     assert support_score(gen, "Where was the ship going?", hits) > 0  # a marker about something else does not count
 
 
-class SameMeaning:
+class SameMeaning(Embedder):
     """Every sentence means the same to every question (cosine ``m``): only the answerer's own rules decide."""
 
     def __init__(self, m: float):
