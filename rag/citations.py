@@ -55,9 +55,8 @@ def shown_names(hit: Hit) -> list[str]:
     """The names a passage is shown under in a language model's prompt (``rag.generators.build_context``): its
     label, and the note's title and the heading beside it ("C1E001 Arrival at Kraghammer · First Night"), which a
     small model copies in square brackets as readily as the label."""
-    c = hit.chunk
-    where = " · ".join(x for x in (c.title, c.heading) if x)
-    return [c.name, where] if where and " · " in where else [c.name]
+    where = hit.chunk.title_and_heading
+    return [hit.chunk.name, where] if " · " in where else [hit.chunk.name]
 
 
 def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[str, Any]]]:
@@ -70,13 +69,11 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
     by_words = [(h, content_words(f"{h.chunk.name} {h.chunk.text}")) for h in hits]
     added: list[dict[str, Any]] = []
     out, at = [], 0
-    for line_start, line in _lines(text):
-        pieces = sentences(line)
-        for i, piece in enumerate(pieces):
-            start = text.find(piece, max(at, line_start))
-            end = start + len(piece)
-            follows = pieces[i + 1] if i + 1 < len(pieces) else ""
-            cites = _cited(piece, hits) or any(start == 0 for start, *_ in _cited(follows, hits))
+    for line in re.finditer(r"[^\n]+", text):
+        pieces = sentences(line.group())
+        for piece, follows in zip(pieces, [*pieces[1:], ""], strict=True):
+            end = text.find(piece, max(at, line.start())) + len(piece)
+            cites = _cited(piece, hits) or any(begin == 0 for begin, *_ in _cited(follows, hits))
             claimed = content_words(_BRACKET.sub(" ", piece)) - _CITING_WORDS
             out.append(text[at:end])
             at = end
@@ -90,16 +87,6 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
             added.append({"sentence": piece, "label": label, "held": held})
     out.append(text[at:])
     return "".join(out), added
-
-
-def _lines(text: str) -> list[tuple[int, str]]:
-    """Each non-empty line of ``text`` with where it starts."""
-    found, at = [], 0
-    for line in text.split("\n"):
-        if line.strip():
-            found.append((at, line))
-        at += len(line) + 1
-    return found
 
 
 # Words that say where a sentence comes from, not what happened ("This is stated in [Session 2 · …]"): a sentence

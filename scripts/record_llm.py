@@ -133,6 +133,15 @@ def cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "/")
 
 
+def answer_table(pipeline: Pipeline, questions: list[dict], answerer: str) -> None:
+    """Each question asked of the demo, a row as a player would read its answer, judged."""
+    print(f"| question | answer ({answerer}) | judged | citations | confidence | s |\n|---|---|---|---|---|---|")
+    for q in questions:
+        started = time.perf_counter()
+        answer = pipeline.answer(q["question"], "demo")
+        print(row(q["question"], answer, verdict(q, answer), time.perf_counter() - started), flush=True)
+
+
 def row(question: str, answer, judged: str, seconds: float) -> str:
     cited = [c.label if c.chunk_id else f"{c.label} (unresolved)" for c in answer.citations]
     return (
@@ -184,11 +193,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as data:
         pipeline = Pipeline(load_config(overrides={"data_dir": data, **settings}))
         pipeline.index(DEMO, "demo")
-        print(f"| question | answer ({model}) | judged | citations | confidence | s |\n|---|---|---|---|---|---|")
-        for q in questions:
-            started = time.perf_counter()
-            answer = pipeline.answer(q["question"], "demo")
-            print(row(q["question"], answer, verdict(q, answer), time.perf_counter() - started), flush=True)
+        answer_table(pipeline, questions, model)
         print("\nAsked after an earlier question:\n")
         print("| earlier | question | read as | answer | citations | confidence | s |\n|---|---|---|---|---|---|---|")
         for earlier, question in CONVERSATIONS:
@@ -222,11 +227,7 @@ def offline(questions: list[dict]) -> int:
     with tempfile.TemporaryDirectory() as data:
         pipeline = Pipeline(load_config(overrides={"data_dir": data}))
         pipeline.index(DEMO, "demo")
-        print("| question | answer (offline) | judged | citations | confidence | s |\n|---|---|---|---|---|---|")
-        for q in questions:
-            started = time.perf_counter()
-            answer = pipeline.answer(q["question"], "demo")
-            print(row(q["question"], answer, verdict(q, answer), time.perf_counter() - started), flush=True)
+        answer_table(pipeline, questions, "offline")
         pipeline.close()
     return 0
 

@@ -83,8 +83,7 @@ def build_context(hits: list[Hit]) -> str:
     """Each passage under its citation label, separated by a rule so passages never run together."""
     blocks = []
     for hit in hits:
-        c = hit.chunk
-        where = " · ".join(x for x in (c.title, c.heading) if x)
+        c, where = hit.chunk, hit.chunk.title_and_heading
         blocks.append(f"{c.label}" + (f" ({where})" if where else "") + f"\n{c.text.strip()}")
     return "\n\n---\n\n".join(blocks)
 

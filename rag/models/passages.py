@@ -232,6 +232,12 @@ class Chunk:
         return f"[{self.name}]"
 
     @property
+    def title_and_heading(self) -> str:
+        """ "C1E001 Arrival at Kraghammer · First Night": what a language model's prompt shows beside the label
+        (``rag.generators.build_context``), and so a name a model may cite it by (``rag.citations``)."""
+        return " · ".join(x for x in (self.title, self.heading) if x)
+
+    @property
     def is_reference(self) -> bool:
         """A passage of a reference page (a person, place or lore page): no session number, and not a mailed recap
         (mails tell events). Pages say who or what something is, never when it happened."""
