@@ -48,7 +48,7 @@ def progress_bar(label: str):
         line = f"{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
         if step.already:
             line += f" ({step.already} already read)"
-        line += "".join(f" · {part}" for part in (step.note, step.time_left()) if part and done < total)
+        line += "".join(f" · {part}" for part in (step.doing(), step.time_left()) if part and done < total)
         padded = line.ljust(state["width"]) if interactive else line  # cover a longer line before it
         state["width"] = len(line)
         print(

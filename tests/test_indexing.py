@@ -176,3 +176,35 @@ def test_an_index_made_at_another_precision_is_read_again_whole_and_says_why(tmp
         assert "read again" not in third.summary()
     finally:
         store.close()
+
+
+def test_a_very_first_start_says_why_reading_has_not_begun(tmp_path, capsys, real_embedder):
+    """On a very first start the 8-bit model is still being made (~20 s) when a player's notes arrive, and their
+    passages wait for it: the bar says so, in the app and in the terminal, rather than standing at "0 of 2"."""
+    from app.state import progress_line
+    from rag.commands import progress_bar
+    from rag.config import EmbeddingConfig
+    from rag.embedders import get_embedder
+
+    notes = tmp_path / "notes"
+    write(notes, "Session 1.md", S1)
+    first = get_embedder(EmbeddingConfig(cache_dir=str(tmp_path / "onnx")))  # no export yet: made in the background
+    assert first.preparing
+    config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})
+    store = get_store(config)
+    steps, bar = [], progress_bar("Reading")
+
+    def progress(step):
+        steps.append(step)
+        bar(step)
+
+    try:
+        sync_campaign(config, notes, first, store, progress=progress)
+    finally:
+        store.close()
+    line = progress_line("Reading your notes…", steps[0])
+    assert line == "Reading your notes… 0 of 2 passages · getting ready (only the very first time, up to half a minute)"
+    assert "0/2 · getting ready (only the very first time" in capsys.readouterr().err
+    assert not first.preparing and not any(s.preparing for s in steps[1:])
+    assert steps[-1].done == 2 and "getting ready" not in progress_line("Reading your notes…", steps[-1])
+    assert not real_embedder.preparing  # a later start: the export is cached, nothing to wait for

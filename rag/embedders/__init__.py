@@ -22,6 +22,12 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised vectors."""
 
+    @property
+    def preparing(self) -> bool:
+        """True while the model that embeds passages is still being made (a very first start), so the first
+        passages wait for it: a progress bar says so rather than standing at 0 unexplained."""
+        return False
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Questions, for models that embed a question differently from a passage (e5's "query: ")."""
         return self.embed_batch(texts)

@@ -113,6 +113,13 @@ class LocalEmbedder(Embedder):
             self.onnx_questions, self.onnx = questions, passages
 
     @property
+    def preparing(self) -> bool:
+        """Passages at 8-bit precision wait for the int8 model, made in the background on a very first start
+        (~20 s on 2 cores: PyTorch, the export, the quantized copy)."""
+        background = self._background
+        return self.precision == "int8" and self.onnx is None and background is not None and background.is_alive()
+
+    @property
     def runtime(self) -> str:
         return "onnx" if self.onnx is not None else "torch"
 

@@ -45,13 +45,21 @@ class IndexProgress:
     read and stored; ``note`` is the file being read now ("Session 12.md"; "" when done, or when only GM-only
     passages are left and the reader is in the player view); ``seconds_left`` is estimated from the passages done
     so far once ``embedding.estimate_after`` steps are timed (None before); ``already``: passages that need no
-    reading (stored by an earlier run, or moved with their vectors)."""
+    reading (stored by an earlier run, or moved with their vectors); ``preparing``: the first step waits for the
+    embedding model to be made (``Embedder.preparing``)."""
 
     done: int
     total: int
     note: str = ""
     seconds_left: float | None = None
     already: int = 0
+    preparing: bool = False  # the embedding model is still being made (a very first start): nothing moves yet
+
+    def doing(self) -> str:
+        """What is being done now, in a player's words: the file being read, or why nothing is read yet."""
+        if self.preparing and not self.done:
+            return "getting ready (only the very first time, up to half a minute)"
+        return self.note
 
     def time_left(self) -> str:
         """ "about 40 s left", "about 3 min left"; "" until there is an estimate or once done."""
@@ -202,7 +210,7 @@ def sync_campaign(
     embed = sorted((c for c in todo if c.id not in reused), key=lambda c: len(c.text))
 
     step = max(1, min(config.embedding.batch_size, write_batch))
-    steps = _Steps(progress, embed, step, len(chunks) - len(embed), config)
+    steps = _Steps(progress, embed, step, len(chunks) - len(embed), config, embedder)
     steps.report(0)
     for start in range(0, len(embed), step):
         batch = embed[start : start + step]
@@ -233,8 +241,10 @@ class _Steps:
     """Says an ``IndexProgress`` at the start and after each step. The time left is estimated by the characters
     read so far: passages are read shortest first, so a rate in passages would promise the end too soon."""
 
-    def __init__(self, progress: Progress | None, embed: list[Chunk], step: int, already: int, config: Config):
-        self.progress, self.embed, self.step, self.already = progress, embed, step, already
+    def __init__(
+        self, progress: Progress | None, embed: list[Chunk], step: int, already: int, config: Config, embedder: Embedder
+    ):
+        self.progress, self.embed, self.step, self.already, self.embedder = progress, embed, step, already, embedder
         self.estimate_after, self.view = config.embedding.estimate_after, config.view
         self.chars_left, self.chars_done, self.steps, self.done = sum(len(c.text) for c in embed), 0, 0, 0
         self.started = time.perf_counter()
@@ -253,7 +263,8 @@ class _Steps:
         if self.steps >= self.estimate_after and self.chars_done:
             left = (time.perf_counter() - self.started) / self.chars_done * self.chars_left
         note = self._note(self.embed[done : done + self.step])
-        self.progress(IndexProgress(done, len(self.embed), note, left, self.already))
+        preparing = not done and bool(self.embed) and self.embedder.preparing
+        self.progress(IndexProgress(done, len(self.embed), note, left, self.already, preparing))
 
     def _note(self, chunks: list[Chunk]) -> str:
         """The file most of the next step's passages come from, by its name; only a file this view may see."""
