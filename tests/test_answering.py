@@ -257,6 +257,22 @@ def test_how_much_of_a_sentence_its_passage_must_hold_is_a_setting(with_model):
     assert "⚠" not in result.text and result.trace["claims"][0]["held"] == 0.5
 
 
+def test_a_cited_sentence_with_a_title_in_it_is_checked_and_named_whole():
+    """ "Mr. Durst" does not end a sentence: the warning quotes what the answer claimed, not its last word."""
+    house = part("C1 Session 2 · Death House", 0, "Rose and Thorn are the children of Mr. Durst and Mrs. Durst.")
+    text = "Rose is a child of Mr. Durst. [Session 2 · Death House] The cook's hat belongs to Mr. Durst."
+    text += " [Session 2 · Death House]"
+    claims = check_claims(text, [house], 0.5)
+    assert [(c["sentence"], c["holds"]) for c in claims] == [
+        ("Rose is a child of Mr. Durst.", True),
+        ("The cook's hat belongs to Mr. Durst.", False),
+    ]
+    _, citations = check_citations(text, [house])
+    assert claims_note(citations, claims) == (
+        "⚠ The notes cited don't say “The cook's hat belongs to Mr. Durst”; check the passages below."
+    )
+
+
 def test_each_cited_sentence_is_checked_against_the_passages_it_cites():
     mines = part("C1 Session 2 · The Mines", 0, "Herris warns them about the ankhegs below. He gives them a map.")
     deal = part("C1 Session 2 · A Deal", 1, "Nostoc offers 50 gold pieces for the missing miners.")
