@@ -186,12 +186,26 @@ def sentences(text: str) -> list[str]:
     characters, quoted whole: here a quotation of several sentences is read sentence by sentence, as the notes'
     other prose is ('"Go!" he cried.' stays one). And no sentence starts with a dash or a comma: '"Then move the
     carpet!" - Morgan' keeps who said it, "the ship? - at least he is free" its thought."""
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``sentences`` are in ``text``: (start, end) of each, whitespace trimmed. The chunker cuts a long
+    paragraph at these, so a passage never ends on "Mr."."""
     ends = set(_ends(text))
     for quotation in _QUOTATION.finditer(text):
         ends.update(quotation.start() + 1 + end for end in _ends(quotation.group()[1:-1])[:-1])
     ends = {end for end in ends if 0 < end < len(text) and not _GOES_ON.match(text, end)}
     cuts = [0, *sorted(ends), len(text)]  # the last runs to the end
-    return [part for a, b in pairwise(cuts) if (part := text[a:b].strip())]
+    spans = []
+    for a, b in pairwise(cuts):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+    return spans
 
 
 def _ends(text: str) -> list[int]:

@@ -209,6 +209,21 @@ def test_long_bullet_is_split_on_sentences_with_overlap():
     ]
 
 
+def test_a_long_paragraph_is_never_cut_after_a_title():
+    """CRD3 episode 1 ended a passage on "…they introduce themselves as Vox Machina. Dr." and began the next with
+    the rest of the name: a passage is cut between sentences, and "Dr. Dranzel" is inside one."""
+    text = (
+        "The guards ask who the group are, and they introduce themselves as Vox Machina. Dr. Dranzel of the Tal'Dorei "
+        "council greets them at the gate and leads them inside. Mr. Greyspine waits by the fire with a map."
+    )
+    chunks = chunk_note(note(f"- {text}\n"), "c", ChunkingConfig(max_chars=110, min_chars=0, overlap_sentences=0))
+    assert [c.text for c in chunks] == [
+        "The guards ask who the group are, and they introduce themselves as Vox Machina.",
+        "Dr. Dranzel of the Tal'Dorei council greets them at the gate and leads them inside.",
+        "Mr. Greyspine waits by the fire with a map.",
+    ]
+
+
 def test_a_single_sentence_longer_than_max_chars_is_split_on_whitespace():
     words = " ".join(f"word{i:03d}" for i in range(60))  # 479 characters, no sentence end
     chunks = chunk_note(note(f"- {words}\n"), "c", ChunkingConfig(max_chars=100, min_chars=0))
