@@ -284,8 +284,8 @@ def progress_line(label: str, step: IndexProgress) -> str:
     line = f"{label} {step.done} of {step.total} passages"
     if step.already:
         line += f" ({step.already} already read)"
-    if step.doing() and step.done < step.total:
-        line += f" · {_md(step.doing())}"
+    if (doing := step.doing()) and step.done < step.total:
+        line += f" · {_md(doing)}"
     if left := step.time_left():
         line += f" · {left}"
     return line

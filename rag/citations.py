@@ -131,7 +131,7 @@ def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any
         if not ids:
             continue
         held_words = set().union(*(content_words(f"{by_id[i].name} {by_id[i].text}") for i in ids))
-        for sentence in (piece for line in carried.splitlines() for piece in sentences(line)):
+        for sentence in sentences(carried):
             claimed = content_words(sentence) - _CITING_WORDS
             if not claimed:
                 continue

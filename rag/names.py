@@ -171,10 +171,11 @@ def introduction(name: str) -> str:
 # A quotation in double quotes, straight or curly, within one line
 _QUOTATION = re.compile(r'"[^"\n]+"|“[^”\n]+”')
 _GOES_ON = re.compile(r"\s*[-–—,;:]")  # marks that go on with the sentence before them, never start one
+_LINE = re.compile(r"[^\n]+")
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of one line or paragraph in order, stripped, none empty: what the answerer quotes
+    """The sentences of a text in order (a line break ends one), stripped, none empty: what the answerer quotes
     (``rag.generators._sentences``), the recap shows (``rag.campaign.recap``) and other names are read in
     (``rag.campaign.other_names``). Each is cut from ``text``, never taken from the segmenter's output, so a quote
     is always the notes' own characters.
@@ -190,21 +191,26 @@ def sentences(text: str) -> list[str]:
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``sentences`` are in ``text``: (start, end) of each, whitespace trimmed. The chunker cuts a long
-    paragraph at these, so a passage never ends on "Mr."."""
-    ends = set(_ends(text))
-    for quotation in _QUOTATION.finditer(text):
+    """Where ``sentences`` are in ``text``: (start, end) of each, whitespace trimmed. A line break always ends one:
+    notes put one thought on a line, a bullet or a heading, punctuated or not. The chunker cuts a long paragraph at
+    these, so a passage never ends on "Mr."."""
+    spans: list[tuple[int, int]] = []
+    for line in _LINE.finditer(text):
+        spans += [(line.start() + a, line.start() + b) for a, b in _line_spans(line.group())]
+    return spans
+
+
+def _line_spans(line: str) -> list[tuple[int, int]]:
+    ends = set(_ends(line))
+    for quotation in _QUOTATION.finditer(line):
         ends.update(quotation.start() + 1 + end for end in _ends(quotation.group()[1:-1])[:-1])
-    ends = {end for end in ends if 0 < end < len(text) and not _GOES_ON.match(text, end)}
-    cuts = [0, *sorted(ends), len(text)]  # the last runs to the end
+    ends = {end for end in ends if 0 < end < len(line) and not _GOES_ON.match(line, end)}
+    cuts = [0, *sorted(ends), len(line)]  # the last runs to the end
     spans = []
     for a, b in pairwise(cuts):
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a:
-            spans.append((a, b))
+        part = line[a:b]
+        if part.strip():
+            spans.append((a + len(part) - len(part.lstrip()), a + len(part.rstrip())))
     return spans
 
 

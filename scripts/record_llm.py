@@ -226,9 +226,11 @@ def offline(questions: list[dict]) -> int:
     """The same questions answered by the offline answerer (the default settings), judged the same way."""
     with tempfile.TemporaryDirectory() as data:
         pipeline = Pipeline(load_config(overrides={"data_dir": data}))
-        pipeline.index(DEMO, "demo")
-        answer_table(pipeline, questions, "offline")
-        pipeline.close()
+        try:
+            pipeline.index(DEMO, "demo")
+            answer_table(pipeline, questions, "offline")
+        finally:
+            pipeline.close()
     return 0
 
 

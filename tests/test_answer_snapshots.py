@@ -23,8 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.config import EmbeddingConfig, load_config
-from rag.embedders import get_embedder
+from rag.config import load_config
 from rag.measure.evaluation import indexed_corpora
 from rag.measure.questions import load_questions
 from rag.models import Filters
@@ -75,8 +74,7 @@ def pipeline(tmp_path_factory, real_embedder):
 def full_precision_pipeline(tmp_path_factory):
     """Passages embedded as every processor embeds them (the module's docstring says why)."""
     data = tmp_path_factory.mktemp("snapshot-data-full")
-    overrides = {"data_dir": str(data), "embedding.precision": "full"}
-    shared = Pipeline(load_config(overrides=overrides), embedder=get_embedder(EmbeddingConfig(precision="full")))
+    shared = Pipeline(load_config(overrides={"data_dir": str(data), "embedding.precision": "full"}))
     yield shared
     shared.close()
 

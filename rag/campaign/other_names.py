@@ -112,7 +112,7 @@ def _said_apart(stamp: tuple, pairs: frozenset, chunks: Sequence[Chunk]) -> froz
 def _folded_sentences(text: str) -> list[str]:
     """A passage's sentences line by line (``rag.names.sentences``: "Mr. Durst" stays in one), folded the way names are
     compared; cut as written, before folding."""
-    return [re.sub(r"[ \t]+", " ", s.casefold()) for line in text.splitlines() for s in sentences(line)]
+    return [re.sub(r"[ \t]+", " ", s.casefold()) for s in sentences(text)]
 
 
 def _read_apart(chunks: Sequence[Chunk], pairs: frozenset) -> set[tuple[str, str]]:

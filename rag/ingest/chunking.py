@@ -28,20 +28,9 @@ from rag.ingest.markdown import entities_of
 from rag.models import Chunk, Note, format_session
 from rag.names import norm, sentence_spans
 
-_LINE = re.compile(r"[^\n]+")
 _WORD = re.compile(r"\S+")
 MAX_HEADING = 60  # characters of a heading in a passage name
 SHORT_LIST = 4  # items a list may have to finish an unpunctuated line above it
-
-
-def _sentences(text: str) -> list[tuple[int, int]]:
-    """Spans of sentences (and lines), whitespace trimmed, in order: a line at a time, cut where
-    ``rag.names.sentences`` cuts it, so a long paragraph is never cut after "Dr." or "Mr." (a regular expression did:
-    "…they introduce themselves as Vox Machina. Dr." ended a passage, and the next began with the name)."""
-    out = []
-    for line in _LINE.finditer(text):
-        out += [(line.start() + a, line.start() + b) for a, b in sentence_spans(line.group())]
-    return out
 
 
 def _fit(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[int, int]]:
@@ -66,7 +55,7 @@ def _fit(spans: list[tuple[int, int]], text: str, budget: int) -> list[tuple[int
 
 def _split(piece: Piece, budget: int, overlap: int) -> list[Piece]:
     """Cut a long piece into runs of whole sentences ≤ budget, each repeating ``overlap`` sentences."""
-    spans = _fit(_sentences(piece.text), piece.text, budget)
+    spans = _fit(sentence_spans(piece.text), piece.text, budget)
     out, i, n = [], 0, len(spans)
     while i < n:
         j = i

@@ -53,11 +53,11 @@ class IndexProgress:
     note: str = ""
     seconds_left: float | None = None
     already: int = 0
-    preparing: bool = False  # the embedding model is still being made (a very first start): nothing moves yet
+    preparing: bool = False  # said at the start only, while the embedding model is still being made
 
     def doing(self) -> str:
         """What is being done now, in a player's words: the file being read, or why nothing is read yet."""
-        if self.preparing and not self.done:
+        if self.preparing:
             return "getting ready (only the very first time, up to half a minute)"
         return self.note
 
