@@ -74,6 +74,37 @@ def remove_skipped(source: str) -> None:
     ss["_flash"] = f"Removed {source} from the notes uploaded to {campaign}."
 
 
+def replaced(new_source: Path | None) -> str | None:
+    """What reading ``new_source`` (``None``: this campaign's uploads) would drop, in a player's words, or
+    ``None`` when nothing would be. A campaign mirrors one place: reading another one removes every passage of
+    the notes read before, and an upload into the demo campaign used to delete its 265 passages unannounced."""
+    known = notes_files.source(campaign)
+    if known is None:
+        return None
+    uploads = notes_files.uploads_dir(campaign).resolve()
+    old, new = known.resolve(), (new_source or uploads)
+    if old == new or (old == uploads and not any(uploads.glob("*"))):
+        return None
+    passages = state.passage_count(config, campaign)
+    if not passages:
+        return None
+    before = "the notes uploaded to it" if old == uploads else f"the folder `{_md(str(known))}`"
+    now = "Uploading these files" if new == uploads else "Reading this folder"
+    then = "the files you upload" if new == uploads else "this folder's notes"
+    return (
+        f"**{_md(campaign)}** holds {count_of(passages, 'passage')} read from {before}. {now} replaces them: "
+        f"the campaign will hold only {then}. To keep both, start a new campaign (above) for these notes."
+    )
+
+
+def confirmed(why: str | None, key: str) -> bool:
+    """Shows ``why`` (from ``replaced``) with a box to tick; whether the action may go ahead."""
+    if why is None:
+        return True
+    st.warning(why, icon=":material/warning:")
+    return st.checkbox("Yes, replace them", key=key)
+
+
 def upload_limits(config) -> str:
     """The sizes an upload may have, as the uploader and the reading agree on them."""
     notes, documents = config.notes.max_file_mb, config.notes.max_document_mb
@@ -106,10 +137,11 @@ with upload_tab:
         help="Off: these files are added to the ones uploaded earlier. On: only these files "
         "remain, and passages from files you no longer upload are removed.",
     )
+    go_ahead = confirmed(replaced(None), "replace_source_upload") if files else True
     if st.button(
         "Save and read the notes",
         type="primary",
-        disabled=not files,
+        disabled=not files or not go_ahead,
         key="upload_go",
         icon=":material/play_arrow:",
     ):
@@ -138,8 +170,19 @@ with folder_tab:
         "are read; changed files are re-read, deleted files are removed from the campaign.",
     )
     st.caption("Folders are read from inside " + ", ".join(f"`{r}`" for r in notes_files.readable_roots()) + " only.")
+    go_ahead = True
+    if folder.strip():
+        try:
+            typed = notes_files.allowed_folder(folder.strip())
+        except ChroniclerError:
+            typed = None  # the button says why, where it runs
+        go_ahead = typed is None or confirmed(replaced(typed), "replace_source_folder")
     if st.button(
-        "Sync this folder", type="primary", key="sync_go", disabled=not folder.strip(), icon=":material/sync:"
+        "Sync this folder",
+        type="primary",
+        key="sync_go",
+        disabled=not folder.strip() or not go_ahead,
+        icon=":material/sync:",
     ):
         index_folder(folder.strip(), typed=True)
 

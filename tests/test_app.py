@@ -76,6 +76,42 @@ def test_upload_then_index_shows_per_file_counts(tmp_path):
     assert (table["status"] == "unchanged").all() and table["added"].sum() == 0
 
 
+def test_reading_other_notes_into_a_campaign_asks_before_it_replaces_them(tmp_path, monkeypatch):
+    """An upload into the demo campaign (read from its folder) used to delete the demo's passages unasked."""
+    demo = write_vault(tmp_path / "demo-notes")
+    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(demo))
+    start("pages/home.py")  # the first start reads the demo folder
+    before = app_state.passage_count(load_config(), "demo")
+    at = start("pages/ingest.py")
+    at.file_uploader[0].set_value(("My session.md", b"# Session 9\nWe met Osiris at the docks.\n", "text/markdown"))
+    at.run()
+    warned = texts(at.warning)
+    assert f"holds {before} passages read from the folder" in warned and "start a new campaign" in warned
+    assert at.button(key="upload_go").disabled  # nothing is replaced before the GM says so
+    assert app_state.passage_count(load_config(), "demo") == before
+    at.checkbox(key="replace_source_upload").check().run()
+    at.button(key="upload_go").click().run()
+    assert not at.error, texts(at.error)
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert set(table[table["status"] == "deleted"]["file"]) == set(VAULT)  # said in the table, as asked
+    # Now the campaign holds the upload: syncing the demo folder again would replace that, and says so.
+    field = next(t for t in at.text_input if t.key and t.key.startswith("sync_folder_"))
+    at.text_input(key=field.key).set_value(str(demo)).run()
+    assert "read from the notes uploaded to it" in texts(at.warning)
+    assert at.button(key="sync_go").disabled
+
+
+def test_a_new_campaign_takes_uploads_without_asking(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHRONICLER_NOTES_DIR", str(write_vault(tmp_path / "demo-notes")))
+    start("pages/home.py")
+    at = start("pages/ingest.py")
+    at.text_input(key="new_campaign_name").set_value("Mine").run()
+    at.button(key="create_campaign").click().run()
+    at.file_uploader[0].set_value(("Session 1.md", VAULT["Session 1.md"].encode(), "text/markdown"))
+    at.run()
+    assert not at.warning and not at.button(key="upload_go").disabled
+
+
 def test_zip_vault_keeps_folders_and_preview_shows_chunks(tmp_path):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:

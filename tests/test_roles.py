@@ -135,12 +135,15 @@ def test_the_gm_view_of_a_shared_app_can_do_each(shared):
     # upload
     at.file_uploader[0].set_value([("more.zip", zipped({"Session 4.md": "# Session Start\n- Kima joins.\n"}), "x")])
     at.run()
+    assert "replaces them" in texts(at.warning)  # the campaign was read from its folder
+    at.checkbox(key="replace_source_upload").check().run()
     at.button(key="upload_go").click().run()
     assert not at.error and "Read 1 file into" in texts(at.success), texts(at.error)
     # sync a folder
     folder = write_notes(shared / "vaults" / "Salt Road", {"Session 1.md": "# Session Start\n- Salt and rope.\n"})
     key = next(t.key for t in at.text_input if t.key and t.key.startswith("sync_folder_"))
     at.text_input(key=key).set_value(str(folder)).run()
+    at.checkbox(key="replace_source_folder").check().run()
     at.button(key="sync_go").click().run()
     assert not at.error and "Read 1 file into" in texts(at.success), texts(at.error)
     # measuring the search

@@ -76,6 +76,9 @@ def test_the_gm_unlocks_and_uploads_a_prep_folder(table):
     sessions = write_notes(table["tmp"] / "to-upload", {n: t for n, t in VAULT.items() if "/" not in n})
     files = [zipped(table["tmp"], PREP), *sorted(str(p) for p in sessions.glob("*.md"))]  # the campaign's notes
     gm.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(files)
+    expect(gm.get_by_text(re.compile("read from the folder .* replaces them"))).to_be_visible(timeout=SLOW)
+    gm.get_by_text("Yes, replace them").click()  # the demo folder's passages: the GM's own notes take their place
+    settle(gm)
     gm.get_by_role("button", name="Save and read the notes").click()
     expect(gm.get_by_text("What happened")).to_be_visible(timeout=SLOW)
     expect(gm.get_by_text(re.compile("passages are GM only"))).to_be_visible()
