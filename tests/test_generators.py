@@ -500,6 +500,19 @@ def test_no_lead_rather_than_a_wrong_one():
     city = "Vox Machina have just entered the dwarven city of Kraghammer for the first time."
     assert lead("Where did Vox Machina go first?", city).startswith("Kraghammer.")
     assert lead("Where did they pray?", "They pray at dawn in the temple of Bahamut with Pike.") == ""  # a god's
+    # a dictionary word capitalised only where a sentence or a quotation starts is no name; a name is capitalised
+    # wherever the passages write it, and most names of a campaign are no English word at all
+    tale = "Thus it happened the next day, and the king's son found a youth waiting for him."
+    assert lead("Who was waiting for the king's son?", tale) == ""
+    told = "The youth said: 'Go back by the road, and wait for the raven.'"
+    assert lead("Who was waiting for the king's son?", told) == ""
+    smash = "Grog smashes the door of the keep, and the guards flee from Grog."
+    assert lead("Who smashed the door of the keep?", smash).startswith("Grog.")
+    assert lead("Who smashed the door of the keep?", "Clarota smashes the door of the keep.").startswith("Clarota.")
+    # the language something is said in is no place; a place may come in quotes, with its article
+    pits = 'One of the dwarves, Thompson, tells them in Common to go to "The Pig Pits" for the night.'
+    assert lead("Where did Thompson send us to sleep?", pits).startswith("Pig Pits.")
+    assert lead("Where did the note come from?", "The note is written in Draconic, and signed.") == ""
     assert lead("How many trolls did we fight?", "[4] Grog and Vex fight the trolls at the bridge.") == ""
     assert lead("How many trolls did we fight?", "[4] Grog and Vex fight 3 trolls.").startswith("3.")
     # "How many healing potions…?" counts potions: not the "three" of "his three magical duplicates"

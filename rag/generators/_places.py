@@ -16,7 +16,17 @@ _PLACE_NOUN = re.compile(
     r"keep|citadel|temple|shrine|tower|tavern|inn|camp)\s+(?:called|named|known\s+as))\s+(?:the\s+)?$",
     re.I,
 )
-_PLACE_BEFORE = re.compile(r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+$", re.I)
+# A place may be named in quotes, its article in them: to "The Pig Pits"
+_PLACE_BEFORE = re.compile(
+    r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+(?:[\"“‘]\s*(?:the\s+)?)?$",
+    re.I,
+)
+# "tells them in Common", "written in Draconic", "shouts in Infernal": the language something is said or written in
+_IN_LANGUAGE = re.compile(
+    r"\b(?:say|said|tell|told|speak|spoke|spoken|talk|whisper|shout|yell|sing|sang|sung|write|wrote|written|"
+    r"reply|replied|ask|curse|chant|mutter|scream)(?:s|ed|ing|es)?\b(?:\s+[\w']+){0,4}?\s+in\s+$",
+    re.I,
+)
 # "to" a few words after these goes to someone, not somewhere ("sent to Emon" may be either, so it stays a place)
 _TO_SOMEONE = re.compile(
     r"\b(?:talk|speak|spoke|say|said|tell|told|give|gave|given|hand|handed|show|showed|shown|explain|reply|"
@@ -39,12 +49,14 @@ def in_place(before: str) -> bool:
 
 def is_place(name: str, sentence: str) -> bool:
     """The sentence names a place here: "in Kraghammer", "reached Port Nyanzaru", "the dwarven city of Kraghammer",
-    "a fortress called Emberhold"; not someone spoken or given to ("Talking to Lord Nostoc Greyspine", "gives the map
-    to Vex"), a group one is among ("the others in Vox Machina") or a titled person after any of those words."""
+    "a fortress called Emberhold", "to go to "The Pig Pits""; not someone spoken or given to ("Talking to Lord Nostoc
+    Greyspine", "gives the map to Vex"), a group one is among ("the others in Vox Machina"), the language something is
+    said or written in ("tells them in Common to go to…") or a titled person after any of those words."""
     before = sentence[: sentence.find(name)]
     return (
         bool(_PLACE_BEFORE.search(before) or _PLACE_NOUN.search(before))
         and not _TO_SOMEONE.search(before)
         and not _AMONG.search(before)
+        and not _IN_LANGUAGE.search(before)
         and name.split()[0].casefold() not in TITLES
     )

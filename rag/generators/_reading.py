@@ -15,7 +15,7 @@ from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import STOPWORDS, names, norm, said_by_one_word, words
+from rag.names import STOPWORDS, TITLES, names, norm, said_by_one_word, words
 from rag.question import Question
 
 _COLOURS = re.compile(
@@ -32,6 +32,8 @@ _OPENS_SPEECH = re.compile(r"[\"“]\s*$")
 _WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daughter " in "his daughter Madge"
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
+# What comes before a word capitalised by where it stands: nothing, a sentence's end, a bullet or an opening quote
+_STARTS = re.compile(r"(?:^|[.!?:]\s+|(?:^|\s)[\"“‘'])[\s\"“‘'(\[*+•>-]*$")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
 # The notes saying plainly that they do not know: "Didn't catch her name lol", "find some treasure (TBD)".
 UNKNOWN = re.compile(
@@ -39,13 +41,6 @@ UNKNOWN = re.compile(
     r"never (?:said|told|learned|named|found out)|won'?t (?:say|tell)|refuses? to (?:say|tell))\b|\?\?+|\(\s*\?\s*\)",
     re.I,
 )
-# Capitalised only because they start a sentence.
-_STARTER_WORDS = """
-later meanwhile afterwards finally eventually suddenly today tonight tomorrow yesterday everyone someone
-nobody next first once now here there back soon still instead however unfortunately luckily apparently
-together inside outside along upon
-"""
-_STARTERS = frozenset(_STARTER_WORDS.split())
 DETAIL_KINDS = {
     "age": "an age",
     "amount": "an amount",
@@ -76,9 +71,10 @@ def session_label(chunk: Chunk) -> str:
     return f"C{chunk.campaign_no} {label}" if chunk.campaign_no is not None else label
 
 
-def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
+def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str = "", read: str = "") -> str | None:
     """The words of ``sentence`` that answer what the question asks for, or None (open questions never have one);
-    ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about)."""
+    ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about), ``read`` every
+    passage read for the question (its passage alone when not given)."""
     kind = question.kind
     if kind == "session":
         return session_label(chunk) if chunk.session is not None else None
@@ -91,7 +87,7 @@ def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str 
         return m.group(0) if m else None
     if kind not in ("name", "person", "place", "thing"):
         return None
-    new = new_names(question, sentence, chunk)
+    new = new_names(question, sentence, chunk, read or chunk.text)
     quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
         q
         for q in _QUOTED.findall(sentence)
@@ -139,15 +135,17 @@ def given_as_name(question: Question, name: str, sentence: str) -> bool:
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 
 
-def new_names(question: Question, sentence: str, chunk: Chunk) -> list[str]:
+def new_names(question: Question, sentence: str, chunk: Chunk, read: str = "") -> list[str]:
     """Names in the sentence the question does not give, linked ones (``[[Page]]``) first. A two-word personal
     name is given by either word ("Locke" gives "Locke Hancock"): players call each other by one name."""
     said = f" {question.normed} "
     linked = {norm(a) for pair in chunk.aliases for a in pair} | {norm(e) for e in chunk.entities}
     found = []
     for name in names(sentence):
-        first = name.split()[0].casefold()
-        if f" {norm(name)} " in said or (first in STOPWORDS or first in _STARTERS) and " " not in name:
+        if by_place_only(name, sentence, linked, read or chunk.text):  # "Thus", "News", "Now the Queen"
+            name = name.split(None, 1)[1] if " " in name else ""
+        first = name.split()[0].casefold() if name else ""
+        if not name or f" {norm(name)} " in said or first in STOPWORDS and " " not in name:
             continue
         if " " not in name and norm(name) not in linked and opens_speech(sentence[: sentence.find(name)]):
             continue  # the first word of a line of speech is capitalised because it starts it: "Ooh, you're…"
@@ -155,6 +153,32 @@ def new_names(question: Question, sentence: str, chunk: Chunk) -> list[str]:
             continue
         found.append(name)
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
+
+
+def by_place_only(name: str, sentence: str, linked: set[str], read: str) -> bool:
+    """The name's first word is capitalised only because of where it stands (``starts``, ``capital_only_first``):
+    no name, or not all of one. A linked name or a title ("King Murghol") is one wherever it stands."""
+    first = name.split()[0]
+    if norm(name) in linked or first.casefold() in TITLES or not starts(sentence, name):
+        return False
+    return capital_only_first(first, read)
+
+
+def starts(sentence: str, name: str) -> bool:
+    """The name opens its sentence, a line's bullet or a quotation ("says 'Go to thy wife'"), or follows a
+    sentence's end inside a quotation read as one: capitalised there whatever it is."""
+    return bool(_STARTS.search(sentence[: sentence.find(name)]))
+
+
+def capital_only_first(word: str, passage: str) -> bool:
+    """A word of the dictionary (lemminflect's) that the passages read capitalise nowhere but at a sentence's
+    start: "Thus it happened…", "News of it went abroad…", "Let his mother…". A name is written capitalised wherever
+    it stands ("Grog smashes…" and "…with Grog"), and most names of a campaign are no English word at all."""
+    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
+
+    if not getAllLemmas(word.casefold()):
+        return False
+    return not re.search(rf"(?<=[\w,;:)] )[\"“‘(\[]?{re.escape(word)}\b", passage)
 
 
 def _unasked_capitals(question: Question, sentence: str) -> list[re.Match]:
