@@ -16,7 +16,7 @@ from typing import Any
 
 from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.config import AnswerConfig
-from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages
+from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages, fitting
 from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
 from rag.names import names
@@ -265,7 +265,16 @@ def respond(
         return AnswerStream(iter([refusal]), refused, retrieval.notices, started)
 
     history = history if asked.leans_back else []  # earlier turns only help a follow-up (and mislead others)
-    trace["prompt"] = build_messages(standalone, hits, history)
+    given, notices = hits, list(retrieval.notices)
+    if not generator.quotes_notes:  # a language model reads what fits its context, the best passages first
+        given = fitting(standalone, hits, history, config.context_tokens, config.max_tokens)
+        if len(given) < len(hits):
+            notices.append(
+                f"The language model was given the best {len(given)} of the {len(hits)} passages below: the others "
+                "did not fit in what it reads at once."
+            )
+            trace["notices"] = list(notices)
+    trace["prompt"] = build_messages(standalone, given, history)
 
     def finish(text: str, first: float | None) -> Answer:
         if not generator.quotes_notes and not is_refusal(text):  # what it left uncited, cited where a passage holds it
@@ -297,5 +306,5 @@ def respond(
             level = LEVELS[band(held, config.confidence_high, config.confidence_medium)]
         return Answer(asked.text, checked, citations, hits, refused=refused, confidence=level, trace=trace)
 
-    pieces = generator.generate(standalone, hits, history, assessed)
-    return AnswerStream(pieces, finish, retrieval.notices, started)
+    pieces = generator.generate(standalone, given, history, assessed)
+    return AnswerStream(pieces, finish, notices, started)

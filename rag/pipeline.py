@@ -27,7 +27,7 @@ from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
 from rag.config import AnswerConfig, Config, deep_merge, dotted, validate
 from rag.embedders import Embedder, get_embedder
-from rag.errors import CampaignNotFoundError, LanguageModelError, LimitError, ModelUnavailableError
+from rag.errors import CampaignNotFoundError, ConfigError, LanguageModelError, LimitError, ModelUnavailableError
 from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
@@ -260,11 +260,19 @@ class Pipeline:
         def offline() -> AnswerStream:
             return self.offline()._ask(question, campaign, filters, history, started)
 
+        def refit(context_tokens: int) -> AnswerStream | None:  # the server named a smaller context than configured
+            try:
+                fitted = self.with_settings({"answer.context_tokens": context_tokens})
+            except ConfigError:  # too small to hold a passage and a reply
+                return None
+            return fitted._ask(question, campaign, filters, history, started)
+
         answer = self.config.answer
         reason = recently_down(answer)
         if reason is None:
             try:
-                return FallbackStream(answer, self._ask(question, campaign, filters, history, started), offline).prime()
+                primary = self._ask(question, campaign, filters, history, started)
+                return FallbackStream(answer, primary, offline, refit=refit).prime()
             except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
                 reason = err.one_line()
         return FallbackStream(answer, None, offline, reason)

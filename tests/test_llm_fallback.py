@@ -16,7 +16,7 @@ from rag.cli import main
 from rag.config import load_config
 from rag.pipeline import Pipeline
 from tests.fakes import FakeEmbedder
-from tests.helpers import indexed, start, texts, write_vault
+from tests.helpers import indexed, start, texts, write_notes, write_vault
 from tests.llm_server import KEY, Handler
 
 QUESTION = "Which bear did Vex tame?"
@@ -152,3 +152,42 @@ def test_saving_a_model_that_does_not_answer_asks_to_confirm(tmp_path, app_env, 
     at.button(key="s_save_answer").click().run()
     assert "Saved" in texts(at.success) and not at.warning
     assert yaml.safe_load((tmp_path / "local.yaml").read_text(encoding="utf-8"))["answer"]["base_url"] == llm_server
+
+
+def _long_sessions(folder) -> object:
+    """Five sessions of ~1,150 characters each about Vex's bear: five passages the "ctx-2048" model (llama-cpp-python's
+    server at its default context) cannot read at once with room for a reply of 1,024 tokens."""
+    line = "Vex tames a bear in the woods near the camp, and the bear follows her back to the duergar ruins at dusk. "
+    return write_notes(folder, {f"Session {n}.md": f"# Session {n}\n\n{line * 11}\n" for n in range(1, 6)})
+
+
+def test_a_model_with_a_short_context_is_given_the_best_passages_that_fit(tmp_path, llm_server):
+    config = load_config(overrides={"store.backend": "qdrant", "store.path": ":memory:"})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(_long_sessions(tmp_path / "long"), "demo")
+    Handler.requests.clear()
+    stream = p.with_settings(llm(llm_server, model="ctx-2048", max_tokens=1024)).ask(QUESTION, "demo")
+    answer = stream.answer
+    asked = [r["body"] for r in Handler.requests if r["body"].get("stream")]
+    assert len(asked) == 2  # refused as too long, naming 2,048 tokens; asked again with what fits
+    assert "fallback" not in answer.trace and answer.text.startswith("Herris gives them")  # the model's own answer
+    given = answer.trace["prompt"][-1]["content"].count("Vex tames a bear") // 11
+    assert 1 <= given < len(answer.hits) == 5
+    assert asked[1]["messages"] == answer.trace["prompt"]  # the run record holds what was sent
+    said = f"The language model was given the best {given} of the 5 passages below"
+    assert any(n.startswith(said) for n in stream.notices)
+    p.close()
+
+
+def test_a_request_too_long_for_the_model_does_not_keep_the_next_question_from_it(tmp_path, llm_server, monkeypatch):
+    config = load_config(overrides={"store.backend": "qdrant", "store.path": ":memory:"})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    p.index(_long_sessions(tmp_path / "long"), "demo")
+    monkeypatch.setattr(Handler, "names_its_context", False)  # llama.cpp's own server: no length in its refusal
+    model = p.with_settings(llm(llm_server, model="ctx-2048", max_tokens=1024))
+    refused = model.answer(QUESTION, "demo")
+    assert "too long for the LLM" in refused.trace["fallback"]  # answered offline, and said why
+    monkeypatch.setattr(Handler, "names_its_context", True)
+    again = model.answer(QUESTION, "demo")
+    assert "fallback" not in again.trace and again.text.startswith("Herris gives them")  # asked again at once
+    p.close()

@@ -159,6 +159,9 @@ class AnswerConfig(Section):
     temperature: float = Field(0.1, ge=0, le=2)
     seed: int | None = None
     max_tokens: int = Field(512, ge=16)
+    # The model's context length: the passages a language model is given are as many of the best as fit it, with
+    # the reply's room (a server that refuses a request as too long and names a smaller one is asked again at that)
+    context_tokens: int = Field(4096, ge=512)
     timeout: float = Field(60.0, gt=0)  # seconds per request
     max_retries: int = Field(2, ge=0, le=10)  # with exponential backoff (done by the openai client)
     max_sentences: int = Field(3, ge=1, le=10)  # extractive: sentences in the short answer

@@ -100,6 +100,20 @@ def build_messages(question: Question, hits: list[Hit], history: History | None 
     return messages
 
 
+def fitting(
+    question: Question, hits: list[Hit], history: History | None, context_tokens: int, reply_tokens: int
+) -> list[Hit]:
+    """The best passages (``hits`` in order) whose prompt leaves the reply ``reply_tokens`` in a context of
+    ``context_tokens``; at least the first (a model that cannot take even that refuses, and the question is answered
+    offline)."""
+    from rag.llm import prompt_tokens
+
+    for n in range(len(hits), 1, -1):
+        if prompt_tokens(build_messages(question, hits[:n], history)) + reply_tokens <= context_tokens:
+            return hits[:n]
+    return hits[:1]
+
+
 def get_generator(config: AnswerConfig, embedder=None) -> Generator:
     """``embedder``: the pipeline's own, so the extractive backend scores sentences in the same space."""
     return registry.create("generators", config.backend, config, embedder=embedder)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from rag.config import AnswerConfig
-from rag.errors import ChroniclerError
+from rag.errors import ChroniclerError, ContextTooLongError
 from rag.models import Answer
 
 
@@ -86,8 +86,15 @@ class FallbackStream:
     already yielded before it failed (the page then shows ``answer.text`` in their place). ``primary`` None: the
     model already failed (``reason``), so the answer is the offline one from the start."""
 
-    def __init__(self, answer: AnswerConfig, primary: Stream | None, offline: Callable[[], Stream], reason: str = ""):
-        self.config, self._primary, self._offline = answer, primary, offline
+    def __init__(
+        self,
+        answer: AnswerConfig,
+        primary: Stream | None,
+        offline: Callable[[], Stream],
+        reason: str = "",
+        refit: Callable[[int], Stream | None] | None = None,
+    ):
+        self.config, self._primary, self._offline, self._refit = answer, primary, offline, refit
         self._current: Stream | None = None
         self._model_pieces: Iterator[str] = iter(())
         self._buffered: list[str] = []
@@ -98,8 +105,9 @@ class FallbackStream:
         if primary is None:
             self._fall_back(reason or "it failed")
 
-    def _fall_back(self, reason: str) -> None:
-        remember(self.config, reason)
+    def _fall_back(self, reason: str, down: bool = True) -> None:
+        if down:  # a request too long for the model says nothing of the next question's
+            remember(self.config, reason)
         self.fell_back = notice(reason)
         self._current = self._offline()
         self.notices = [self.fell_back, *self._current.notices]
@@ -110,6 +118,14 @@ class FallbackStream:
             self._model_pieces = iter(self._primary)
             try:
                 first = next(self._model_pieces, None)
+            except ContextTooLongError as err:  # asked again once, at the context the server names
+                refit, self._refit = self._refit, None
+                fitted = refit(err.limit) if refit and err.limit and err.limit < self.config.context_tokens else None
+                if fitted is not None:
+                    self._primary, self.notices = fitted, list(fitted.notices)
+                    return self.prime()
+                self._fall_back(err.one_line(), down=False)
+                return self
             except ChroniclerError as err:  # an LLM answerer's only failures are the model's
                 self._fall_back(err.one_line())
                 return self

@@ -15,7 +15,7 @@ import re
 
 from rag.config import AnswerConfig, RerankConfig
 from rag.errors import ContextTooLongError, LanguageModelError, no_llm_error
-from rag.llm import LLMClient, llm_configured
+from rag.llm import CHARS_PER_TOKEN, LLMClient, llm_configured
 from rag.models import Hit
 from rag.question import Question
 from rag.rerankers import Reranker
@@ -27,7 +27,6 @@ PROMPT = (
 )
 MAX_PASSAGE_CHARS = 800  # enough to judge relevance
 MIN_PASSAGE_CHARS = 200  # less than this of a passage is not worth rating: the context is too small to re-read
-CHARS_PER_TOKEN = 4  # a rough count of English text (the 20 passages: 16,000 characters, 3,361 tokens)
 REPLY_TOKENS = 10  # per passage rated ("P12: 7" and a line break), and as much again for the reply's start
 TEMPLATE_TOKENS = 32  # the chat template's role markers around the two messages
 TOO_LONG = (
