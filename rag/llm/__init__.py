@@ -21,9 +21,8 @@ _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "contex
 # own server "the request exceeds the available context size (2048 tokens)"
 _CONTEXT_LIMIT = re.compile(r"(?:maximum context length is|context size|context window)\D{0,12}(\d{3,7})", re.I)
 DEFAULT_MODEL = "gpt-4o-mini"
-CHARS_PER_TOKEN = (
-    4  # a rough count of English text, on the long side (20 passages of notes: 16,000 characters, 3,361 tokens)
-)
+# A rough count of English text, on the long side (20 passages of notes: 16,000 characters, 3,361 tokens)
+CHARS_PER_TOKEN = 4
 MESSAGE_TOKENS = 8  # the chat template's role markers around each message
 TOO_LONG_FOR_THE_ANSWER = (
     "Set answer.context_tokens to the model's context length, or lower 'Passages to show (top-k)' in the sidebar."
