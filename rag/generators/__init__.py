@@ -14,6 +14,7 @@ from typing import Any
 
 from rag import registry
 from rag.config import AnswerConfig
+from rag.llm import prompt_tokens
 from rag.models import Hit
 from rag.question import Question
 
@@ -106,8 +107,6 @@ def fitting(
     """The best passages (``hits`` in order) whose prompt leaves the reply ``reply_tokens`` in a context of
     ``context_tokens``; at least the first (a model that cannot take even that refuses, and the question is answered
     offline)."""
-    from rag.llm import prompt_tokens
-
     for n in range(len(hits), 1, -1):
         if prompt_tokens(build_messages(question, hits[:n], history)) + reply_tokens <= context_tokens:
             return hits[:n]
