@@ -71,10 +71,12 @@ def session_label(chunk: Chunk) -> str:
     return f"C{chunk.campaign_no} {label}" if chunk.campaign_no is not None else label
 
 
-def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str = "", read: str = "") -> str | None:
+def short_answer(
+    question: Question, sentence: str, chunk: Chunk, previous: str = "", named: frozenset[str] | None = None
+) -> str | None:
     """The words of ``sentence`` that answer what the question asks for, or None (open questions never have one);
-    ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about), ``read`` every
-    passage read for the question (its passage alone when not given)."""
+    ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about), ``named`` what every
+    passage read for the question capitalises (``capitalised_within``; its own passage's when not given)."""
     kind = question.kind
     if kind == "session":
         return session_label(chunk) if chunk.session is not None else None
@@ -87,7 +89,7 @@ def short_answer(question: Question, sentence: str, chunk: Chunk, previous: str 
         return m.group(0) if m else None
     if kind not in ("name", "person", "place", "thing"):
         return None
-    new = new_names(question, sentence, chunk, read or chunk.text)
+    new = new_names(question, sentence, chunk, capitalised_within(chunk.text) if named is None else named)
     quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
         q
         for q in _QUOTED.findall(sentence)
@@ -135,14 +137,14 @@ def given_as_name(question: Question, name: str, sentence: str) -> bool:
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 
 
-def new_names(question: Question, sentence: str, chunk: Chunk, read: str = "") -> list[str]:
+def new_names(question: Question, sentence: str, chunk: Chunk, named: frozenset[str]) -> list[str]:
     """Names in the sentence the question does not give, linked ones (``[[Page]]``) first. A two-word personal
     name is given by either word ("Locke" gives "Locke Hancock"): players call each other by one name."""
     said = f" {question.normed} "
     linked = {norm(a) for pair in chunk.aliases for a in pair} | {norm(e) for e in chunk.entities}
     found = []
     for name in names(sentence):
-        if by_place_only(name, sentence, linked, read or chunk.text):  # "Thus", "News", "Now the Queen"
+        if by_place_only(name, sentence, linked, named):  # "Thus", "News", "Now the Queen"
             name = name.split(None, 1)[1] if " " in name else ""
         first = name.split()[0].casefold() if name else ""
         if not name or f" {norm(name)} " in said or first in STOPWORDS and " " not in name:
@@ -155,13 +157,13 @@ def new_names(question: Question, sentence: str, chunk: Chunk, read: str = "") -
     return sorted(dict.fromkeys(found), key=lambda n: norm(n) not in linked)
 
 
-def by_place_only(name: str, sentence: str, linked: set[str], read: str) -> bool:
+def by_place_only(name: str, sentence: str, linked: set[str], named: frozenset[str]) -> bool:
     """The name's first word is capitalised only because of where it stands (``starts``, ``capital_only_first``):
     no name, or not all of one. A linked name or a title ("King Murghol") is one wherever it stands."""
     first = name.split()[0]
     if norm(name) in linked or first.casefold() in TITLES or not starts(sentence, name):
         return False
-    return capital_only_first(first, read)
+    return capital_only_first(first, named)
 
 
 def starts(sentence: str, name: str) -> bool:
@@ -170,15 +172,21 @@ def starts(sentence: str, name: str) -> bool:
     return bool(_STARTS.search(sentence[: sentence.find(name)]))
 
 
-def capital_only_first(word: str, passage: str) -> bool:
+def capital_only_first(word: str, named: frozenset[str]) -> bool:
     """A word of the dictionary (lemminflect's) that the passages read capitalise nowhere but at a sentence's
-    start: "Thus it happened…", "News of it went abroad…", "Let his mother…". A name is written capitalised wherever
-    it stands ("Grog smashes…" and "…with Grog"), and most names of a campaign are no English word at all."""
+    start (``named``): "Thus it happened…", "News of it went abroad…", "Let his mother…". A name is written
+    capitalised wherever it stands ("Grog smashes…" and "…with Grog"), and most names of a campaign are no English
+    word at all."""
     from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
 
-    if not getAllLemmas(word.casefold()):
-        return False
-    return not re.search(rf"(?<=[\w,;:)] )[\"“‘(\[]?{re.escape(word)}\b", passage)
+    return word not in named and bool(getAllLemmas(word.casefold()))
+
+
+def capitalised_within(text: str) -> frozenset[str]:
+    """The words ``text`` capitalises where no sentence starts (``_LATER_CAPITAL``), each also as its part before an
+    apostrophe or hyphen ("Vex" of "Vex'ahlia", "Grog" of "Grog's"): read once for all the passages of a question."""
+    words = (m.group(1) for m in _LATER_CAPITAL.finditer(text))
+    return frozenset(part for w in words for part in (w, re.split(r"['’-]", w)[0]))
 
 
 def _unasked_capitals(question: Question, sentence: str) -> list[re.Match]:

@@ -23,7 +23,7 @@ class Sentence:
     meaning: float = 0.0
     overlap: float = 0.0
     previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
-    read: str = ""  # every passage read for the question: where the notes show which words are names
+    named: frozenset[str] | None = None  # what the passages read for the question capitalise (``capitalised_within``)
 
 
 def passage_parts(hit: Hit) -> list[str]:

@@ -40,7 +40,7 @@ def signals(question: Question, sentences: list[Sentence]) -> dict[str, float]:
         "rest_in_top": max(cover(w) for w in said[:TOP]),
         "rest_anywhere": cover(everywhere),
         "names_found": len(named) / len(question.names) if question.names else 1.0,
-        "typed_in_picks": float(any(short_answer(question, s.text, s.hit.chunk, s.previous, s.read) for s in picks)),
+        "typed_in_picks": float(any(short_answer(question, s.text, s.hit.chunk, s.previous, s.named) for s in picks)),
         "verb_said": float(any(says_asked_verb(question, s.text) for s in sentences)) if question.verbs else 1.0,
         "best_rank": float(sentences[0].hit.rank),
     }

@@ -18,7 +18,14 @@ import numpy as np
 
 from rag.config import AnswerConfig
 from rag.generators import Generator, History, Support
-from rag.generators._reading import DETAIL_KINDS, missing_detail, says_unknown, session_label, short_answer
+from rag.generators._reading import (
+    DETAIL_KINDS,
+    capitalised_within,
+    missing_detail,
+    says_unknown,
+    session_label,
+    short_answer,
+)
 from rag.generators._sentences import (
     Sentence,
     answers,
@@ -87,9 +94,9 @@ class ExtractiveGenerator(Generator):
         sentences = [s for h in hits for s in split_sentences(h)]
         if not sentences:
             return sentences
-        read = "\n".join(h.chunk.text for h in hits)
+        named = capitalised_within("\n".join(h.chunk.text for h in hits))  # which words are names: read once
         for s in sentences:
-            s.read = read
+            s.named = named
         asked = question.content
         meaning = self._meaning(question, [s.text for s in sentences])
         for s, m in zip(sentences, meaning, strict=True):
@@ -105,7 +112,7 @@ class ExtractiveGenerator(Generator):
         for s in sentences:
             s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + standing(s.hit)
             s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
-            s.pick += PICK_TYPED * (short_answer(question, s.text, s.hit.chunk, s.previous, s.read) is not None)
+            s.pick += PICK_TYPED * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
         sentences.sort(key=lambda s: -s.score)
         return sentences
 
@@ -232,7 +239,7 @@ class ExtractiveGenerator(Generator):
                 return None
             if " ".join(words(s.text)) in shown:  # a chosen sentence, or its copy in an overlapping passage
                 continue
-            if short_answer(question, s.text, s.hit.chunk, s.previous, s.read) is not None:
+            if short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None:
                 return s
         return None
 
@@ -273,7 +280,7 @@ class ExtractiveGenerator(Generator):
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
         for sentence in shown:
-            found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.read)
+            found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)
             if found and question.kind == "session":
                 return f"{when_first(question, sentence.text)}{found}", sentence
             if found:
