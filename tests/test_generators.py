@@ -97,6 +97,19 @@ def test_a_session_answer_is_proved_by_that_session_only():
     assert "[Session 5 · Part 2]" not in text and "story he tells" not in text
 
 
+def test_a_question_about_several_occasions_gets_no_one_session_first():
+    """ "When has Grog…?" asks for every time: "In Session 3." would tell the player it happened once. The quotes
+    from both sessions stay, each cited."""
+    hits = [
+        hit("Grog smashes a duergar patrol with his greataxe. The duergar flee into the dark.", 3, 4, 1),
+        hit("Grog smashes a second duergar patrol with his greataxe near the forge.", 5, 2, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = answer_text(gen, "When has Grog smashed a duergar patrol with his greataxe?", hits)
+    assert not text.startswith("In Session")
+    assert "[Session 3 · Part 4]" in text and "[Session 5 · Part 2]" in text
+
+
 def test_sentences_skip_the_heading_line_and_questions():
     h = hit(
         "The Mines\n- Q: What is in the mines, then?\n- Herris warns them about the ankhegs below.",

@@ -273,7 +273,11 @@ class ExtractiveGenerator(Generator):
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
         quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
         asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
-        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"."""
+        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty". A question
+        about more than one occasion ("When has the Professor blanked out on us?") gets no one session first: it
+        would say there was one."""
+        if question.kind == "session" and question.several:
+            return None
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
         places = ((s.hit.chunk.id, order) for s, run in runs[:MAX_LEAD_SENTENCES] for order in run)
         shown = [by_place[place] for place in places if place in by_place]

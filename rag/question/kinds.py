@@ -101,6 +101,20 @@ _MEETING = re.compile(
 _ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|run into|ran into)\b", re.I)
 
 
+# "In which sessions…", "each time", "every time", "When has the Professor blanked out on us?": it asks about
+# something that happened more than once, so no one occasion answers it
+_SEVERAL = re.compile(
+    r"\b(?:which|what)\s+(?:sessions|episodes|games|times)\b|\beach\b(?!\s+other\b)|\bevery\s+(?:time|session)\b|"
+    r"\bhow\s+(?:often|many\s+times)\b|^\W*when\s+(?:has|have)\b",
+    re.I,
+)
+
+
+def asks_several(question: str) -> bool:
+    """It asks about more than one occasion: one session is no answer to it."""
+    return bool(_SEVERAL.search(question))
+
+
 def asks_first_mention(question: str) -> bool:
     return bool(_FIRST.search(question) and _MEETING.search(question))
 

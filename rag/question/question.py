@@ -20,6 +20,7 @@ from rag.question.kinds import (
     asks_first_mention,
     asks_meeting,
     asks_number,
+    asks_several,
     focus,
     identity_subject,
     question_words,
@@ -44,6 +45,7 @@ class Question:
     definition: bool  # asks who or what something is (a page about it may answer)
     first_mention: bool  # "When did we first meet X?"
     meeting: bool  # ...asks when they met, not when X was first named
+    several: bool  # asks about more than one occasion ("In which sessions…", "each time", "When has…")
     number: bool  # asks how much, many, old, far, long, a price or a year
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
@@ -86,6 +88,7 @@ def read_question(text: str) -> Question:
         definition=asks_definition(text),
         first_mention=asks_first_mention(text),
         meeting=asks_meeting(text),
+        several=asks_several(text),
         number=asks_number(text),
         question_words=question_words(text),
         verbs=asked_verbs(text, role),
