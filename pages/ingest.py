@@ -76,19 +76,16 @@ def remove_skipped(source: str) -> None:
 
 def replaced(new_source: Path | None) -> str | None:
     """What reading ``new_source`` (``None``: this campaign's uploads) would drop, in a player's words, or
-    ``None`` when nothing would be. A campaign mirrors one place: reading another one removes every passage of
-    the notes read before, and an upload into the demo campaign used to delete its 265 passages unannounced."""
-    known = notes_files.source(campaign)
-    if known is None:
-        return None
+    ``None`` when nothing would be (``replaced_source``)."""
     uploads = notes_files.uploads_dir(campaign).resolve()
-    old, new = known.resolve(), (new_source or uploads)
-    if old == new or (old == uploads and not any(uploads.glob("*"))):
+    new = new_source or uploads
+    known = notes_files.replaced_source(campaign, new)
+    if known is None:
         return None
     passages = state.passage_count(config, campaign)
     if not passages:
         return None
-    before = "the notes uploaded to it" if old == uploads else f"the folder `{_md(str(known))}`"
+    before = "the notes uploaded to it" if known.resolve() == uploads else f"the folder `{_md(str(known))}`"
     now = "Uploading these files" if new == uploads else "Reading this folder"
     then = "the files you upload" if new == uploads else "this folder's notes"
     return (

@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", help="sync a notes folder into its campaign (only changed chunks are embedded)")
     _common(p)
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="read this folder into a campaign that holds notes read from another place (those are removed)",
+    )
 
     p = sub.add_parser("search", help="find the passages for a question")
     _common(p, notes=False)

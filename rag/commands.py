@@ -17,7 +17,7 @@ from pathlib import Path
 from rag.config import Config, slug
 from rag.errors import ChroniclerError, NotesError
 from rag.ingest.indexing import prepare_chunks
-from rag.ingest.uploads import known_campaigns, remember_source
+from rag.ingest.uploads import known_campaigns, remember_source, replaced_source
 from rag.measure import bench
 from rag.measure.answer_eval import format_answers, run_answer_eval
 from rag.measure.evaluation import format_table, run_eval
@@ -102,6 +102,7 @@ def cmd_index(config: Config, args: argparse.Namespace) -> int:
     pipeline = Pipeline(config)
     try:
         _ = pipeline.store  # fail fast on a locked store, before the slow model load
+        refuse_to_replace(config, pipeline, notes_dir, args)
         print(f"Indexing {notes_dir} into campaign '{config.campaign}'; loading the model…", file=sys.stderr)
         _ = pipeline.embedder
         bar = progress_bar("embedding")
@@ -128,6 +129,20 @@ def cmd_index(config: Config, args: argparse.Namespace) -> int:
         print(f"GM only: {report.gm_only} passages ({rules}); the player view never shows them")
     print(report.summary() + f" (embedded {report.embedded} in {report.embed_seconds:.1f} s)")
     return 0
+
+
+def refuse_to_replace(config: Config, pipeline: Pipeline, notes_dir: Path, args: argparse.Namespace) -> None:
+    """A campaign mirrors one place: reading another folder into it removes the notes read before. Unless
+    ``--replace`` says so, that is refused with what would be lost, as the Ingest page asks before it does so."""
+    known = replaced_source(config, config.campaign, notes_dir)
+    if known is None or getattr(args, "replace", False):
+        return
+    passages = pipeline.passage_count()
+    if passages:
+        raise NotesError(
+            f"Campaign '{config.campaign}' holds {passages} passages read from {known}; reading {notes_dir} would "
+            "replace them. Add --replace to do so, or --campaign NAME to read it into a campaign of its own."
+        )
 
 
 def _hits_table(hits) -> str:

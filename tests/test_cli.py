@@ -68,6 +68,27 @@ def test_preprocess_index_search(vault, capsys):
     assert "Curse of Strahd (curse-of-strahd)\t" in out  # the name as typed, and the one the store keeps
 
 
+def test_reading_another_folder_into_a_campaign_asks_before_it_replaces_its_notes(vault, capsys, tmp_path):
+    """A campaign mirrors one folder: `index --notes OTHER` used to delete what it held, with only a count."""
+    run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "Session 9.md").write_text("# Session 9\n- The party sails to Port Damali on the Ruby Gull.\n")
+
+    code, _, err = run(capsys, "index", "--notes", str(other), "--campaign", "mines")
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert str(vault) in err and "--replace" in err and "--campaign" in err
+    code, out, _ = run(capsys, "search", "map of the mines", "--campaign", "mines", "--mode", "keyword", "--json")
+    assert code == 0 and json.loads(out)["hits"]  # nothing was removed
+
+    code, out, _ = run(capsys, "index", "--notes", str(other), "--campaign", "elsewhere")  # a campaign of its own
+    assert code == 0 and "added" in out
+    code, out, _ = run(capsys, "index", "--notes", str(other), "--campaign", "mines", "--replace")
+    assert code == 0 and re.search(r"[1-9]\d* deleted", out), out
+    code, out, _ = run(capsys, "search", "Ruby Gull", "--campaign", "mines", "--mode", "keyword", "--json")
+    assert [h["session"] for h in json.loads(out)["hits"]] == [9]
+
+
 def test_user_errors_are_one_line(vault, capsys, tmp_path):
     code, _, err = run(capsys, "index", "--notes", str(tmp_path / "missing"))
     assert code == 1 and err.startswith("error:") and len(err.strip().splitlines()) == 1

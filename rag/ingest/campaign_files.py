@@ -24,6 +24,7 @@ from rag.ingest.uploads import (
     notes_source,
     remember_source,
     remove_upload,
+    replaced_source,
     safe_relpath,
     save_uploads,
     uploads_dir,
@@ -106,6 +107,10 @@ class CampaignFiles:
     def source(self, campaign: str) -> Path | None:
         """The folder the campaign's notes were last read from, if one was."""
         return notes_source(self.config, campaign)
+
+    def replaced_source(self, campaign: str, folder: Path) -> Path | None:
+        """The place whose notes reading ``folder`` into the campaign would remove (``replaced_source``)."""
+        return replaced_source(self.config, campaign, folder)
 
     def remember_source(self, campaign: str, folder: Path) -> None:
         remember_source(self.config, campaign, folder)

@@ -297,6 +297,21 @@ def known_campaigns(config: Config) -> list[str]:
         return []
 
 
+def replaced_source(config: Config, campaign: str, folder: Path) -> Path | None:
+    """The place whose notes reading ``folder`` into the campaign would remove, or None. A campaign mirrors one
+    place (a folder, or its uploads): reading another one removes every passage of the notes read before, so the
+    Ingest page and ``python -m rag index`` ask first (an upload into the demo campaign used to delete its 265
+    passages unannounced). An empty uploads folder holds nothing to lose."""
+    known = notes_source(config, campaign)
+    if known is None:
+        return None
+    uploads = uploads_dir(config, campaign).resolve()
+    old = known.resolve()
+    if old == folder.resolve() or (old == uploads and not any(uploads.glob("*"))):
+        return None
+    return known
+
+
 def notes_source(config: Config, campaign: str) -> Path | None:
     """The folder this campaign was last indexed from: remembered, else its uploads, else notes_dir."""
     try:
