@@ -19,8 +19,13 @@ _IDENTITY = re.compile(
     r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
     r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
 )
-_KINDS = (  # first match wins
-    ("identity", _IDENTITY),
+# Players type in lower case too: "who is clarota" asks what Clarota is as surely. Bare words only ("who is the
+# dwarf with the hammer" asks for a name), none a small word ("who is he", "who was there")
+_LOWER_IDENTITY = re.compile(
+    r"^\W*who(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+([a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2})\W*$"
+)
+_AGAIN = re.compile(r"\s+(?:again|anyway)$")
+_KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
@@ -55,6 +60,8 @@ _ASKS_NUMBER = re.compile(r"\bhow (much|many|long|old|far)\b|\b(price|cost|year)
 
 def answer_kind(question: str) -> str:
     """One of ``KINDS``: what the short answer must be ("open": none)."""
+    if identity_subject(question):
+        return "identity"
     kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
     return "money" if kind == "amount" and _ASKS_MONEY.search(question) else kind
 
@@ -71,7 +78,13 @@ def focus(question: str) -> str:
 def identity_subject(question: str) -> str | None:
     """The name an identity question asks about ("Who is Undril Silvertusk?" → "Undril Silvertusk"), or None."""
     m = _IDENTITY.match(question.strip())
-    return re.sub(r"^the\s+", "", m.group(1), flags=re.I) if m else None
+    if m:
+        return re.sub(r"^the\s+", "", m.group(1), flags=re.I)
+    m = _LOWER_IDENTITY.match(question.strip()) if question == question.lower() else None
+    subject = _AGAIN.sub("", m.group(1)) if m else ""
+    if not subject or any(w in STOPWORDS for w in subject.split()):
+        return None
+    return " ".join(w[:1].upper() + w[1:] for w in subject.split())  # as the notes write a name
 
 
 def asks_definition(question: str) -> bool:

@@ -77,14 +77,17 @@ class Question:
 def read_question(text: str) -> Question:
     """Read a question once. Cheap (tens of microseconds): a pure function of the text."""
     role = asked_role(text)
-    first = _FIRST_WORD.match(text)
-    rest = text[first.end() :] if first else text
+    subject = identity_subject(text)
+    # "who is clarota", typed in lower case, names Clarota as surely as "Who is Clarota?"
+    named = text.replace(subject.casefold(), subject) if subject and text.islower() else text
+    first = _FIRST_WORD.match(named)
+    rest = named[first.end() :] if first else named
     found_terms = [t for t in terms(text) if t is not None and t not in _FILLER]
     return Question(
         text=text,
         kind=answer_kind(text),
         focus=focus(text),
-        subject=identity_subject(text),
+        subject=subject,
         definition=asks_definition(text),
         first_mention=asks_first_mention(text),
         meeting=asks_meeting(text),
@@ -97,7 +100,7 @@ def read_question(text: str) -> Question:
         asks_doer=asks_doer(text),
         counted=counted(text),
         attribute=asked_attribute(text),
-        names=tuple(names(text)),
+        names=tuple(names(named)),
         asked_names=tuple(n for n in names(rest) if not (n.isupper() and len(n) <= 4)),
         normed=norm(text),
         words=frozenset(w.removesuffix("'s") for w in words(text)),
