@@ -102,12 +102,19 @@ def short_answer(
         return (quoted or [n for n in new if names_the_focus(question.focus, n, sentence)] or [None])[0]
     if kind == "place":
         placed = [n for n in new if is_place(n, sentence)]
-        return (placed or [None])[0]
+        return as_quoted(placed[0], sentence) if placed else None
     if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
         return None
     return next((n for n in doers(new, sentence, question) if not in_place(sentence[: sentence.find(n)])), None)
+
+
+def as_quoted(name: str, sentence: str) -> str:
+    """The name with its article when the notes quote the two together: a place named "The Pig Pits" is called
+    that, article and all, where a name in running text ("to the Underdark") leaves the article to the sentence."""
+    m = re.search(rf"[\"“‘]\s*(the\s+{re.escape(name)})\s*[\"”’]", sentence, re.I)
+    return m.group(1) if m else name
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:
