@@ -17,7 +17,7 @@ from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_gen
 from rag.generators._reading import missing_detail
 from rag.generators._sentences import split_sentences
 from rag.generators._unsaid import unsaid
-from rag.generators.extractive import PICK_KEEP, ExtractiveGenerator
+from rag.generators.extractive import ExtractiveGenerator
 from rag.models import Chunk, Hit
 from rag.question import Attribute, read_question
 from rag.rerankers.learned import LearnedReranker
@@ -382,7 +382,7 @@ def test_who_is_someone_takes_the_sentence_saying_what_they_are_however_far_down
     best = max(s.pick for s in gen.scored(read_question("Who is Trinket?"), hits))
     assert [s.pick for s in gen.scored(read_question("Who is Trinket?"), hits) if s.text == CAST_LINE][
         0
-    ] < PICK_KEEP * best
+    ] < AnswerConfig().reading.pick_keep * best
     lead, proof = answer_text(gen, "Who is Trinket?", hits).split("\n\n", 1)
     assert lead == "Trinket: a pet bear. [Session 1 · Part 2]"
     assert "a pet bear named Trinket" in proof  # though it picks below what any other quote needs

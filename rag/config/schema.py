@@ -149,6 +149,39 @@ class TrackingConfig(Section):
     dir: str = "runs"  # relative to data_dir unless absolute
 
 
+class ReadingConfig(Section):
+    """How the offline answerer weighs the sentences of its passages (rag/generators/extractive.py). Two scores
+    weigh the same parts differently: *support* (whether to refuse; ``answer.refusal_floor`` was calibrated with its
+    weights) and *pick* (which sentences to quote), which leans on where retrieval ranked the passage, on the
+    sentence just before (a bullet that names who the next one is about) and a little on holding what the question
+    asks for. Chosen on the dev sets by how often the evidence sentence is among the first three picked
+    (docs/experiments/history.md)."""
+
+    support_meaning: float = Field(0.55, ge=0)  # support: the sentence's cosine with the question
+    support_keywords: float = Field(0.45, ge=0)  # support: the share of the question's content words it holds
+    support_rank: float = Field(0.03, ge=0)  # support: this over its passage's rank
+    pick_meaning: float = Field(0.55, ge=0)
+    pick_keywords: float = Field(0.2, ge=0)
+    pick_before: float = Field(0.2, ge=0)  # the sentence before holds the question's words
+    pick_typed: float = Field(0.05, ge=0)  # the sentence holds what the question asks for (a name, an amount)
+    # the passage's standing: its rank, and how sure the reranker is of it; with a reranker whose scores have no
+    # scale, its rank alone
+    pick_rank: float = Field(0.2, ge=0)
+    pick_sure: float = Field(0.2, ge=0)
+    pick_rank_alone: float = Field(0.3, ge=0)
+    # further quotes pick at least this share of the best one: weaker ones mostly come from other passages and cite
+    # what does not answer (0.6 → 0.7: citation precision vault-toa .591 → .612, CRD3 .466 → .476, the same answers
+    # holding the evidence; 0.75 and 0.8 lose evidence)
+    pick_keep: float = Field(0.7, ge=0, le=1)
+    quote_words: int = Field(20, ge=1)  # a quote reads on past its next sentence while shorter than this
+    quote_sentences: int = Field(4, ge=1)  # at most this many sentences in one quote
+    lead_quotes: int = Field(3, ge=1)  # the best quotes the short answer may be drawn from
+    # the notes saying plainly that the asked thing is not known are read in the best sentences, this many, whose
+    # support is at least this share of the best one's
+    unknown_window: int = Field(8, ge=1)
+    unknown_near: float = Field(0.6, ge=0, le=1)
+
+
 class AnswerConfig(Section):
     """The answerer. ``extractive`` (offline default) quotes the notes; ``openai`` is any OpenAI-compatible LLM."""
 
@@ -179,6 +212,7 @@ class AnswerConfig(Section):
     # A language model's cited sentence holds when more than this share of its content words is in the passages it
     # cites (rag.citations.check_claims): half, so a sentence holds when most of what it says is in the notes.
     claim_words_held: float = Field(0.5, ge=0, lt=1)
+    reading: ReadingConfig = ReadingConfig()  # the offline answerer's weights
 
     @property
     def uses_llm(self) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.config import AnswerConfig
+from rag.config import AnswerConfig, ReadingConfig
 from rag.generators import Generator, History, Support
 from rag.generators._reading import (
     DETAIL_KINDS,
@@ -42,24 +42,6 @@ from rag.names import content_words, names_passage, words
 from rag.question import Question
 from rag.search.first_mention import MEETS
 
-# The support score (refusals) and the selection score (which sentences to quote) weigh the same parts
-# differently. Support keeps the weights the refusal floor was calibrated with. Selection leans on where
-# retrieval ranked the passage, on the sentence just before (a bullet that names who the next one is about),
-# and a little on holding what the question asks for (a name, an amount); chosen on all three dev sets by how
-# often the evidence sentence is among the first three picked (docs/experiments/history.md).
-MEANING_WEIGHT, KEYWORD_WEIGHT, RANK_BONUS = 0.55, 0.45, 0.03
-PICK_MEANING, PICK_KEYWORD, PICK_BEFORE, PICK_TYPED = 0.55, 0.2, 0.2, 0.05
-# A passage's standing (``standing``): its rank, and how sure the reranker is of it; without a reranker whose
-# scores have a scale, its rank alone (at the weight it had on its own before)
-PICK_RANK, PICK_SURE, PICK_RANK_ALONE = 0.2, 0.2, 0.3
-KEEP_RATIO = 0.6  # sentences near the best one, read for the notes saying plainly that it is not known
-# Further quotes must pick at least this share of the best one: weaker ones mostly come from other passages
-# and cite what does not answer (0.6 → 0.7: citation precision vault-toa .591 → .612, CRD3 .466 → .476, the same
-# answers holding the evidence; 0.75 and 0.8 lose evidence).
-PICK_KEEP = 0.7
-QUOTE_WORDS, MAX_QUOTE_SENTENCES = 20, 4  # a quote reads on past the next sentence while it is this short
-MAX_LEAD_SENTENCES = 3  # the best quotes the short answer may be drawn from
-UNKNOWN_WINDOW = 8  # the best sentences read for the notes saying plainly that it is not known
 # Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
 # the next line ("Archie hires us…" / "Worth 500-600 gold"). A name there may be anyone's, so names are read in
 # the best sentence alone (on CRD3 a name two sentences on answered a horse's name with a captain's).
@@ -97,22 +79,22 @@ class ExtractiveGenerator(Generator):
         named = capitalised_within("\n".join(h.chunk.text for h in hits))  # which words are names: read once
         for s in sentences:
             s.named = named
-        asked = question.content
+        asked, weigh = question.content, self.config.reading
         meaning = self._meaning(question, [s.text for s in sentences])
         for s, m in zip(sentences, meaning, strict=True):
             s.meaning = float(m)
             s.overlap = len(asked & content_words(s.text)) / len(asked) if asked else 0.0
-            s.score = MEANING_WEIGHT * max(s.meaning, 0.0) + KEYWORD_WEIGHT * s.overlap
-            s.score += RANK_BONUS / s.hit.rank
+            s.score = weigh.support_meaning * max(s.meaning, 0.0) + weigh.support_keywords * s.overlap
+            s.score += weigh.support_rank / s.hit.rank
         before = {  # the sentence before, among those that can answer
             (b.hit.chunk.id, b.order): a.overlap
             for a, b in zip(sentences, sentences[1:], strict=False)
             if a.hit.chunk.id == b.hit.chunk.id
         }
         for s in sentences:
-            s.pick = PICK_MEANING * max(s.meaning, 0.0) + PICK_KEYWORD * s.overlap + standing(s.hit)
-            s.pick += PICK_BEFORE * before.get((s.hit.chunk.id, s.order), 0.0)
-            s.pick += PICK_TYPED * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
+            s.pick = weigh.pick_meaning * max(s.meaning, 0.0) + weigh.pick_keywords * s.overlap
+            s.pick += standing(s.hit, weigh) + weigh.pick_before * before.get((s.hit.chunk.id, s.order), 0.0)
+            s.pick += weigh.pick_typed * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
         sentences.sort(key=lambda s: -s.score)
         return sentences
 
@@ -141,7 +123,8 @@ class ExtractiveGenerator(Generator):
     def _support(self, question: Question, sentences: list[Sentence]) -> tuple[float, str | None]:
         if not sentences:
             return 0.0, None
-        near = [s for s in sentences[:UNKNOWN_WINDOW] if s.score >= KEEP_RATIO * sentences[0].score]
+        weigh = self.config.reading
+        near = [s for s in sentences[: weigh.unknown_window] if s.score >= weigh.unknown_near * sentences[0].score]
         for s in near:
             if says_unknown(question, s.text):
                 return 0.0, f"{session_label(s.hit.chunk)} only says “{s.text.rstrip()}”"
@@ -167,13 +150,13 @@ class ExtractiveGenerator(Generator):
             rest = question.content - {w for n in question.names for w in content_words(n)}
             if rest:
                 overlap = max(len(rest & content_words(s.text)) / len(rest) for s in sentences[:5])
-                score = MEANING_WEIGHT * max(best.meaning, 0.0) + KEYWORD_WEIGHT * overlap
-                return round(score + RANK_BONUS / best.hit.rank, 4), None
+                score = weigh.support_meaning * max(best.meaning, 0.0) + weigh.support_keywords * overlap
+                return round(score + weigh.support_rank / best.hit.rank, 4), None
         return round(best.score, 4), None
 
     def pick(self, scored: list[Sentence]) -> list[Sentence]:
-        """The sentences to quote, best pick first: at most ``max_sentences``, each within ``PICK_KEEP`` of the
-        best, none repeated by an overlapping passage."""
+        """The sentences to quote, best pick first: at most ``max_sentences``, each within ``reading.pick_keep`` of
+        the best, none repeated by an overlapping passage."""
         sentences = sorted(scored, key=lambda s: -s.pick)
         if not sentences:
             return []
@@ -181,7 +164,7 @@ class ExtractiveGenerator(Generator):
         chosen: list[Sentence] = []
         seen: set[str] = set()
         for s in sentences:
-            if len(chosen) >= self.config.max_sentences or s.pick < PICK_KEEP * best:
+            if len(chosen) >= self.config.max_sentences or s.pick < self.config.reading.pick_keep * best:
                 break
             key = " ".join(words(s.text))
             if key in seen:  # chunk overlap repeats a sentence in the next passage
@@ -218,16 +201,15 @@ class ExtractiveGenerator(Generator):
         parts, runs = self.quoted(self.pick(scored))
         return " ".join(quote_text(parts, s, run) for s, run in runs)
 
-    @classmethod
-    def quoted(cls, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
+    def quoted(self, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
         """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``)."""
         parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
         taken = {(s.hit.chunk.id, s.order) for s in chosen}
-        return parts, [(s, cls.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
+        return parts, [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
 
     def typed_instead(self, question: Question, scored: list[Sentence], chosen: list[Sentence]) -> Sentence | None:
         """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
-        (``PICK_KEEP`` of the best, like any quote) takes the last quote's place: "The tavern owner, Adra, …" is
+        (``reading.pick_keep`` of the best, like any quote) takes the last quote's place: "The tavern owner, Adra, …" is
         the fourth pick for "Who runs the Iron Hearth Tavern?", and a player wants the name, with its proof. For
         "Who is X?" however far down: a cast list's "a pet bear named Trinket" picks below every fight naming him."""
         if not (question.kind == "identity" or (question.kind == "person" and question.verbs)):
@@ -235,7 +217,7 @@ class ExtractiveGenerator(Generator):
         shown = {" ".join(words(s.text)) for s in chosen}
         best = chosen[0].pick
         for s in sorted(scored, key=lambda s: -s.pick):
-            if s.pick < PICK_KEEP * best and question.kind != "identity":
+            if s.pick < self.config.reading.pick_keep * best and question.kind != "identity":
                 return None
             if " ".join(words(s.text)) in shown:  # a chosen sentence, or its copy in an overlapping passage
                 continue
@@ -243,10 +225,9 @@ class ExtractiveGenerator(Generator):
                 return s
         return None
 
-    @staticmethod
-    def quote_run(s: Sentence, taken: set[tuple[str, int]], parts: list[str]) -> list[int]:
+    def quote_run(self, s: Sentence, taken: set[tuple[str, int]], parts: list[str]) -> list[int]:
         """The places in its passage (``parts``) of what the quote of ``s`` shows: the sentence and the one after
-        it, and more after those while the quote is shorter than ``QUOTE_WORDS``, never a sentence quoted
+        it, and more after those while the quote is shorter than ``reading.quote_words``, never a sentence quoted
         elsewhere in the answer. Notes tell an event in a run of sentences: the one that matches the question's
         words ("the red wizard, dead and covered in honey") is often followed by the one that answers it
         ("goblins used the honey to…"), and short ones ("It contains a soul. It's Valindra's phylactery.") by the
@@ -254,13 +235,14 @@ class ExtractiveGenerator(Generator):
         what it introduces follows, even the questions of a list ("They want to ask:" / "Will Locke unite with
         his love Betsy?")."""
         run, length, listing = [s.order], len(words(s.text)), s.text.rstrip().endswith(":")
+        most, short = self.config.reading.quote_sentences, self.config.reading.quote_words
         for order in range(s.order + 1, len(parts)):
-            if len(run) >= MAX_QUOTE_SENTENCES or (s.hit.chunk.id, order) in taken:
+            if len(run) >= most or (s.hit.chunk.id, order) in taken:
                 break
             part = parts[order]
             if not listing and not answers(part):
                 continue
-            if not listing and len(run) > 1 and length >= QUOTE_WORDS:
+            if not listing and len(run) > 1 and length >= short:
                 break
             run.append(order)
             length += len(words(part))
@@ -279,7 +261,7 @@ class ExtractiveGenerator(Generator):
         if question.kind == "session" and question.several:
             return None
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
-        places = ((s.hit.chunk.id, order) for s, run in runs[:MAX_LEAD_SENTENCES] for order in run)
+        places = ((s.hit.chunk.id, order) for s, run in runs[: self.config.reading.lead_quotes] for order in run)
         shown = [by_place[place] for place in places if place in by_place]
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
@@ -292,14 +274,14 @@ class ExtractiveGenerator(Generator):
         return None
 
 
-def standing(hit: Hit) -> float:
+def standing(hit: Hit, weigh: ReadingConfig) -> float:
     """What a passage's place in the results adds to its sentences' picks: its rank (1/rank) and how sure the
     reranker is of it (``Hit.sure``). The rank alone gives the second passage half the first one's weight
     whether the reranker put them a hair or a mile apart (docs/experiments/history.md: CRD3 and FairytaleQA cite the
     right passage more often, vault-toa the same). A reranker whose scores have no scale says nothing here."""
     if hit.sure is None:
-        return PICK_RANK_ALONE / hit.rank
-    return PICK_RANK / hit.rank + PICK_SURE * hit.sure
+        return weigh.pick_rank_alone / hit.rank
+    return weigh.pick_rank / hit.rank + weigh.pick_sure * hit.sure
 
 
 def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:
