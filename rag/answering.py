@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from rag.citations import attribute, check_citations, check_claims, claims_note
@@ -200,19 +201,30 @@ def standalone_question(question: Question, history: History, generator: Generat
     return question, {"standalone": question.text, "method": "none", "carried": []}
 
 
-def respond(
-    asked: Question,
-    standalone: Question,
-    rewrite: dict[str, Any],
-    retrieval: Retrieval,
-    generator: Generator,
-    history: History,
-    config: AnswerConfig,
-    started: float,
-) -> AnswerStream:
+@dataclass(frozen=True)
+class Prepared:
+    """What an answer is written from, all found before a word of it is: the question as typed (``asked``) and as
+    searched (``standalone``: a follow-up rewritten, ``rewrite`` says how), the search, the turns it may lean on.
+    Kept apart from the writing so that a language model asked again at a smaller context writes from the same
+    passages, without the search (and any language-model stage in it) run twice."""
+
+    asked: Question
+    standalone: Question
+    rewrite: dict[str, Any]
+    retrieval: Retrieval
+    history: History
+
+
+def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, started: float) -> AnswerStream:
     """Refuse without generating when nothing was found or support is below the floor; else generate lazily
-    (streamed) and check every citation once the text is complete. ``asked``: the question as the player typed
-    it; ``standalone``: as it was searched (a follow-up rewritten). ``started``: when the question came in."""
+    (streamed) and check every citation once the text is complete. ``started``: when the question came in."""
+    asked, standalone, rewrite, retrieval, history = (
+        prepared.asked,
+        prepared.standalone,
+        prepared.rewrite,
+        prepared.retrieval,
+        prepared.history,
+    )
     hits = retrieval.hits
     t_retrieved = time.perf_counter()
     # a name the notes never write is refused below whatever the passages score: no need to score them

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag import registry
-from rag.answering import AnswerStream, named_sessions, respond, standalone_question
+from rag.answering import AnswerStream, Prepared, named_sessions, respond, standalone_question
 from rag.campaign.aliases import AliasTable
 from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve
 from rag.campaign.order import session_order
@@ -260,21 +260,23 @@ class Pipeline:
         def offline() -> AnswerStream:
             return self.offline()._ask(question, campaign, filters, history, started)
 
-        def refit(context_tokens: int) -> AnswerStream | None:  # the server named a smaller context than configured
-            try:
-                fitted = self.with_settings({"answer.context_tokens": context_tokens})
-            except ConfigError:  # too small to hold a passage and a reply
-                return None
-            return fitted._ask(question, campaign, filters, history, started)
-
         answer = self.config.answer
         reason = recently_down(answer)
         if reason is None:
             try:
-                primary = self._ask(question, campaign, filters, history, started)
-                return FallbackStream(answer, primary, offline, refit=refit).prime()
+                prepared = self._prepare(question, campaign, filters, history)
             except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
                 reason = err.one_line()
+            else:
+
+                def refit(context_tokens: int) -> AnswerStream | None:  # the server named a smaller context
+                    try:
+                        fitted = self.with_settings({"answer.context_tokens": context_tokens})
+                    except ConfigError:  # too small to hold a passage and a reply
+                        return None
+                    return fitted._respond(prepared, started)  # the same passages: only the prompt is refitted
+
+                return FallbackStream(answer, self._respond(prepared, started), offline, refit=refit).prime()
         return FallbackStream(answer, None, offline, reason)
 
     def _ask(
@@ -286,6 +288,12 @@ class Pipeline:
         started: float | None = None,
     ) -> AnswerStream:
         started = time.perf_counter() if started is None else started  # when the question came in
+        return self._respond(self._prepare(question, campaign, filters, history), started)
+
+    def _prepare(
+        self, question: Question, campaign: str | None, filters: Filters | None, history: History | None
+    ) -> Prepared:
+        """Everything before the answer is written: the follow-up rewritten, the sessions it names, the search."""
         asked = self.read(question)
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []
@@ -294,7 +302,10 @@ class Pipeline:
         if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
             filters = self._story_order(standalone, campaign, filters)
         retrieval = self._search(standalone, campaign, filters)  # a model that fails here fails the whole ask
-        return respond(asked, standalone, rewrite, retrieval, self.generator, history, self.config.answer, started)
+        return Prepared(asked, standalone, rewrite, retrieval, history)
+
+    def _respond(self, prepared: Prepared, started: float) -> AnswerStream:
+        return respond(prepared, self.generator, self.config.answer, started)
 
     def record(self, answer: Answer) -> Path:
         """Keep a run record of an answer (``tracking``): the rewrite, passages, prompt, answer and timings."""

@@ -166,10 +166,14 @@ def test_a_model_with_a_short_context_is_given_the_best_passages_that_fit(tmp_pa
     p = Pipeline(config, embedder=FakeEmbedder())
     p.index(_long_sessions(tmp_path / "long"), "demo")
     Handler.requests.clear()
-    stream = p.with_settings(llm(llm_server, model="ctx-2048", max_tokens=1024)).ask(QUESTION, "demo")
+    reread = {"reranker.backend": "llm"}  # the same model re-reads the passages first
+    stream = p.with_settings(llm(llm_server, model="ctx-2048", max_tokens=1024) | reread).ask(QUESTION, "demo")
     answer = stream.answer
     asked = [r["body"] for r in Handler.requests if r["body"].get("stream")]
     assert len(asked) == 2  # refused as too long, naming 2,048 tokens; asked again with what fits
+    streamed = [bool(r["body"].get("stream")) for r in Handler.requests]
+    assert not streamed[0] and streamed[-2:] == [True, True]  # passages re-read, then asked twice
+    assert streamed.count(False) == streamed.index(True)  # asked again from the passages found: not re-read twice
     assert "fallback" not in answer.trace and answer.text.startswith("Herris gives them")  # the model's own answer
     given = answer.trace["prompt"][-1]["content"].count("Vex tames a bear") // 11
     assert 1 <= given < len(answer.hits) == 5
