@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from rag.campaign.recap import RecapLine
 from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages, fitting
@@ -213,6 +214,38 @@ class Prepared:
     rewrite: dict[str, Any]
     retrieval: Retrieval
     history: History
+    recap: tuple[RecapLine, ...] = ()  # "What happened in session 5?": that session's recap, its passages the hits
+
+
+def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
+    """What one session held, for a question that asks only that: its recap's lines (``rag.campaign.recap``: a
+    line per scene, or the note's own summary; table talk left out), each cited, in story order. Every line is the
+    notes' own, so no model writes anything and nothing is refused: best-matching sentences for "what happened"
+    were whichever lines happened to say "happened", or a refusal ("the closest passages are about something
+    else")."""
+    hits = prepared.retrieval.hits
+    by_id = {h.chunk.id: h.chunk for h in hits}
+    pieces = [f"- {line.text} {by_id[line.chunk_id].label}\n" for line in prepared.recap]
+    trace: dict[str, Any] = {
+        "question": prepared.asked.text,
+        "rewrite": prepared.rewrite,
+        "recap": [line.session_label for line in prepared.recap[:1]],
+        "filters": {
+            k: v for k, v in vars(prepared.retrieval.filters).items() if v not in (None, (), "") and k != "view"
+        },
+        "view": prepared.retrieval.filters.view,
+        "hits": [h.as_dict() for h in hits],
+        "generator": "recap",
+        "prompt": None,
+        "timings": {"rewrite_and_retrieve": time.perf_counter() - started},
+    }
+
+    def finish(text: str, first: float | None) -> Answer:
+        checked, citations = check_citations(text, hits)
+        trace["timings"] |= {"first_token": first, "total": time.perf_counter() - started}
+        return Answer(prepared.asked.text, checked, citations, hits, confidence="high", trace=trace)
+
+    return AnswerStream(iter(pieces), finish, prepared.retrieval.notices, started)
 
 
 def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, started: float) -> AnswerStream:
@@ -225,6 +258,8 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
         prepared.retrieval,
         prepared.history,
     )
+    if prepared.recap:
+        return recap_answer(prepared, started)
     hits = retrieval.hits
     t_retrieved = time.perf_counter()
     # a name the notes never write is refused below whatever the passages score: no need to score them

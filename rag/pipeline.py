@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from rag import registry
 from rag.answering import AnswerStream, Prepared, named_sessions, respond, standalone_question
 from rag.campaign.aliases import AliasTable
-from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve
+from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve, session_key
 from rag.campaign.order import session_order
 from rag.campaign.recap import RecapLine, recap
 from rag.campaign.timeline import SessionEntry, timeline
@@ -35,7 +35,7 @@ from rag.ingest.campaign_files import CampaignFiles, alias_path, drop_campaign
 from rag.ingest.indexing import IndexProgress, IndexReport, Progress, sync_campaign
 from rag.llm import LLMClient
 from rag.llm.fallback import FallbackStream, notice, recently_down, remember
-from rag.models import VISIBILITIES, Answer, Chunk, Filters
+from rag.models import VISIBILITIES, Answer, Chunk, Filters, Hit
 from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
 from rag.rerankers.cross_encoder import resolve_model
@@ -302,7 +302,32 @@ class Pipeline:
         if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
             filters = self._story_order(standalone, campaign, filters)
         retrieval = self._search(standalone, campaign, filters)  # a model that fails here fails the whole ask
-        return Prepared(asked, standalone, rewrite, retrieval, history)
+        lines = self._session_recap(standalone, campaign, filters)
+        if lines:  # the recap's passages are the ones shown and cited, the search's own where it found them
+            found = {h.chunk.id: h for h in retrieval.hits}
+            chunks = {c.id: c for c in self.passages(campaign, filters)}
+            ids = list(dict.fromkeys(line.chunk_id for line in lines))
+            hits = [
+                replace(found[cid], rank=rank) if cid in found else Hit(chunks[cid], 0.0, rank)
+                for rank, cid in enumerate(ids, 1)
+            ]
+            retrieval = replace(retrieval, hits=hits)
+        return Prepared(asked, standalone, rewrite, retrieval, history, tuple(lines))
+
+    def _session_recap(self, question: Question, campaign: str | None, filters: Filters) -> list[RecapLine]:
+        """For a question that asks only what happened in one session ("What happened in session 5?", "What did
+        we do last session?"), that session's recap; else none."""
+        if question.kind != "recap" or filters.session_min is None or filters.session_min != filters.session_max:
+            return []
+        passages = self.passages(campaign, filters)
+        sessions = sorted(
+            {
+                key
+                for c in passages
+                if c.kind == "session" and c.session == filters.session_min and (key := session_key(c))
+            }
+        )
+        return recap(passages, sessions, self.config.table_talk, entity_index(passages)) if sessions else []
 
     def _respond(self, prepared: Prepared, started: float) -> AnswerStream:
         return respond(prepared, self.generator, self.config.answer, started)

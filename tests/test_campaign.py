@@ -251,3 +251,28 @@ def test_an_order_question_is_answered_from_those_sessions_and_says_so(tmp_path)
         assert {h.chunk.session for h in before.hits} == {1}
     finally:
         pipeline.close()
+
+
+def test_what_happened_in_a_session_is_answered_with_its_recap_in_this_view(tmp_path):
+    """ "What happened in session 1?" used to quote whichever lines best matched "what happened", or refuse
+    ("the closest passages are about something else"): its answer is the session's recap, every line cited, for
+    the player view only, and within the "as of session" cap."""
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(write_secret_vault(tmp_path / "vault"), "secrets")
+        lines = pipeline.recap([(0, 1)], "secrets")
+        answer = pipeline.answer("What happened in session 1?", "secrets")
+        assert not answer.refused and answer.confidence == "high"
+        assert [line.removeprefix("- ").rsplit(" [", 1)[0] for line in answer.text.splitlines()] == [
+            x.text for x in lines
+        ]
+        assert len(answer.citations) == len(lines) and all(c.chunk_id for c in answer.citations)
+        assert {h.chunk.session for h in answer.hits} == {1} and canaries_in(answer.text) == []
+        assert pipeline.answer("What did we do last session?", "secrets", Filters(session_max=1)).text == answer.text
+        asked_beyond = pipeline.answer("What happened in session 2?", "secrets", Filters(session_max=1))
+        assert "Session 2" not in asked_beyond.text  # the cap holds: not a recap of a later session
+        told = pipeline.answer("What happened to the boat in session 1?", "secrets")  # asks about something
+        assert told.trace["generator"] != "recap"
+    finally:
+        pipeline.close()

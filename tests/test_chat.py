@@ -124,3 +124,14 @@ def test_a_models_answer_says_when_the_notes_it_cites_do_not_hold_it(
     said = texts(ask(start(CHAT), question).chat_message[1].markdown)
     assert badge in said
     assert (line in said) if line else "⚠" not in said
+
+
+def test_what_happened_in_a_session_gets_its_recap(tmp_path):
+    """A player's most common question is answered with the session's own lines, each cited, not refused."""
+    indexed(tmp_path)
+    at = ask(start(CHAT), "What happened in session 2?")
+    said = texts(at.chat_message[1].markdown)
+    assert said.startswith("- ") and "[Session 2" in said and "The notes don't say" not in said
+    assert "Found it in Session 2" in said
+    assert not at.warning  # every citation resolved
+    assert plotly(at, 0)["data"]  # the chart of why each passage is shown still draws

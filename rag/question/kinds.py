@@ -25,7 +25,16 @@ _LOWER_IDENTITY = re.compile(
     r"^\W*who(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+([a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2})\W*$"
 )
 _AGAIN = re.compile(r"\s+(?:again|anyway)$")
+# "What happened in session 5?", "What did we do last session?": the whole question asks what one session held, so
+# its answer is that session's recap (rag.campaign.recap), never the sentences that best match "what happened"
+_RECAP = re.compile(
+    r"^\W*(?:so\s+)?(?:what\s+(?:happened|happens|went\s+(?:on|down)|did\s+(?:we|they|the\s+(?:party|group))\s+do)"
+    r"|(?:give\s+(?:me|us)\s+)?(?:a\s+)?(?:recap|summary)(?:\s+of)?|summari[sz]e)"
+    r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game)|session\s+\d+(?:\.\d+)?)\W*$",
+    re.I,
+)
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
+    ("recap", _RECAP),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
@@ -40,7 +49,21 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
         re.compile(rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I),
     ),
 )
-KINDS = ("session", "identity", "age", "amount", "money", "year", "colour", "name", "person", "place", "thing", "open")
+KINDS = (
+    "recap",
+    "session",
+    "identity",
+    "age",
+    "amount",
+    "money",
+    "year",
+    "colour",
+    "name",
+    "person",
+    "place",
+    "thing",
+    "open",
+)
 _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
     rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
