@@ -1,6 +1,6 @@
 """What the People & places and Story so far pages share with the chat: tables and charts of the campaign's cast
-and timeline, and a recap turned into a chat answer. The cast, timeline and recaps themselves come from the
-``Pipeline`` (for this session's view and "as of session" cap), as the CLI's do."""
+and timeline. The cast, timeline and recaps themselves come from the ``Pipeline`` (for this session's view and "as
+of session" cap), as the CLI's do; the chat's "Recap last session" asks it as a question."""
 
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import state
 from app.tables import without_empty
-from rag.config import Config
-from rag.models import Answer, Chunk, Citation, Filters, Hit, format_session
-from rag.pipeline import Cast, Entity, RecapLine, SessionEntry
+from rag.models import Chunk, format_session
+from rag.pipeline import Cast, Entity, SessionEntry
 
 ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
@@ -89,26 +87,6 @@ def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) 
         yaxis=dict(title="passages", dtick=1 if max(counts.values(), default=0) <= 5 else None, automargin=True),
     )
     return fig
-
-
-def recap_answer(question: str, lines: list[RecapLine], chunks: list[Chunk]) -> Answer:
-    """A recap as a chat answer: each line cited, the cited passages one click away like any answer's."""
-    by_id = {c.id: c for c in chunks}
-    if not lines:
-        return Answer(question, "The notes don't have a session to recap yet.", refused=True)
-    text = "\n".join(f"- {x.text} [{x.label}]" for x in lines)
-    cited = list(dict.fromkeys(x.chunk_id for x in lines))
-    hits = [Hit(by_id[cid], 1.0, rank) for rank, cid in enumerate(cited, start=1) if cid in by_id]
-    citations = [Citation(x.label, x.chunk_id) for x in lines]
-    trace = {"mode": "recap", "recap": [x.session_label for x in lines]}
-    return Answer(question, f"Previously on {lines[-1].session_label}:\n{text}", citations, hits, False, "high", trace)
-
-
-def last_session_recap(config: Config, campaign: str, filters: Filters) -> Answer:
-    pipeline = state.pipeline(config)
-    entries = pipeline.timeline(campaign, filters)
-    lines = pipeline.recap([entries[-1].key], campaign, filters) if entries else []
-    return recap_answer("Recap the last session", lines, pipeline.passages(campaign, filters))
 
 
 def ask_in_chat(question: str) -> None:

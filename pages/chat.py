@@ -206,6 +206,7 @@ asking = bool(has_notes and question and question.strip())
 st.title(":material/forum: Ask the chronicle")
 # The buttons sit in a row of their own at their labels' width: beside the title they were cut at 1280 px.
 actions = st.container(horizontal=True)
+RECAP_QUESTION = "Recap the last session"
 recapping = actions.button(
     "Recap last session",
     icon=":material/history:",
@@ -256,15 +257,8 @@ if st.session_state.get("_turns_dropped") and turns:
 for i, turn in enumerate(turns):
     show_turn(turn, i, config.retrieval, has_notes)
 
-if recapping:
-    _, cap = sidebar.search_settings(config)
-    result = story.last_session_recap(config, campaign, cap)
-    with st.chat_message("user"):
-        st.markdown(result.question)
-    with st.chat_message("assistant"):
-        st.markdown(_md(result.text))
-        show_answer(result, f"turn{len(turns)}", config.retrieval)
-    turns.append({"question": result.question, "answer": result})
+if recapping and not asking:  # asked as if typed: the answer to "Recap the last session" is its recap
+    question, asking = RECAP_QUESTION, True
 
 if asking:
     history = [(t["question"], t["answer"].text) for t in turns if t["answer"] is not None]

@@ -225,11 +225,14 @@ def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
     else")."""
     hits = prepared.retrieval.hits
     by_id = {h.chunk.id: h.chunk for h in hits}
-    pieces = [f"- {line.text} {by_id[line.chunk_id].label}\n" for line in prepared.recap]
+    lines = prepared.recap
+    pieces = [f"Previously on {lines[-1].session_label}:\n"]
+    pieces += [f"- {line.text} {by_id[line.chunk_id].label}\n" for line in lines]
     trace: dict[str, Any] = {
         "question": prepared.asked.text,
+        "mode": "recap",  # the notes' own lines, chosen without a search: the chat has nothing to explain
         "rewrite": prepared.rewrite,
-        "recap": [line.session_label for line in prepared.recap[:1]],
+        "recap": list(dict.fromkeys(line.session_label for line in lines)),
         "filters": {
             k: v for k, v in vars(prepared.retrieval.filters).items() if v not in (None, (), "") and k != "view"
         },

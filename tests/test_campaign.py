@@ -264,9 +264,9 @@ def test_what_happened_in_a_session_is_answered_with_its_recap_in_this_view(tmp_
         lines = pipeline.recap([(0, 1)], "secrets")
         answer = pipeline.answer("What happened in session 1?", "secrets")
         assert not answer.refused and answer.confidence == "high"
-        assert [line.removeprefix("- ").rsplit(" [", 1)[0] for line in answer.text.splitlines()] == [
-            x.text for x in lines
-        ]
+        title, *said = answer.text.splitlines()
+        assert title == "Previously on Session 1:"
+        assert [line.removeprefix("- ").rsplit(" [", 1)[0] for line in said] == [x.text for x in lines]
         assert len(answer.citations) == len(lines) and all(c.chunk_id for c in answer.citations)
         assert {h.chunk.session for h in answer.hits} == {1} and canaries_in(answer.text) == []
         assert pipeline.answer("What did we do last session?", "secrets", Filters(session_max=1)).text == answer.text

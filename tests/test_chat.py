@@ -131,7 +131,7 @@ def test_what_happened_in_a_session_gets_its_recap(tmp_path):
     indexed(tmp_path)
     at = ask(start(CHAT), "What happened in session 2?")
     said = texts(at.chat_message[1].markdown)
-    assert said.startswith("- ") and "[Session 2" in said and "The notes don't say" not in said
-    assert "Found it in Session 2" in said
-    assert not at.warning  # every citation resolved
-    assert plotly(at, 0)["data"]  # the chart of why each passage is shown still draws
+    assert said.startswith("Previously on Session 2:") and "The notes don't say" not in said
+    assert "- The party descends into the mines below Kraghammer. [Session 2 · Into the Mines]" in said
+    assert not at.warning and not at.error  # every citation resolved
+    assert [p.proto.popover.label for p in at.get("popover")] == ["Session 2 · Into the Mines"]  # one click away
