@@ -20,7 +20,7 @@ STAGE_LABELS = {
     "dense": "Meaning (dense)",
     "keyword": "Exact words (keyword)",
     "context": "Exact words nearby (keyword, with neighbouring passages)",
-    "first_mention": "First mention (earliest passages naming who you asked about)",
+    "first_mention": "First or last mention (the earliest, or latest, passages naming who you asked about)",
     "links": "Linked from a matching page (a session passage that links it)",
     "fused": "Combined (fused)",
     "expansion": "Other wordings (Expand the question)",
@@ -31,7 +31,7 @@ MATCH_LABELS = {
     "keyword": "matched names and words",
     "dense": "matched meaning",
     "context": "matched the text around it",
-    "first_mention": "first time it is named",
+    "first_mention": "first (or last) time it is named",
     "links": "linked from a matching page",
     "expansion": "matched other wordings of your question",
 }

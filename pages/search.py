@@ -158,7 +158,8 @@ stage_help = {
     "context": "Hybrid only: exact-word strength of the passage read together with the passages just before "
     "and after it, so a bullet is found by a name in the bullet before it (BM25).",
     "first_mention": 'Hybrid, "when did we first meet …" questions only: 1 for the earliest passage in your '
-    "notes naming who you asked about, 1/2 for the next passage naming them in that note, and so on.",
+    "notes naming who you asked about, 1/2 for the next passage naming them in that note, and so on; for "
+    '"when did we last see …", the latest passage naming them, then the one before.',
     "links": "Hybrid only: a session passage that [[links]] a character, place or lore page among the best "
     "matches gets part of that page's score: the notes' own links say where the page's subject appears.",
     "fused": "Hybrid only: the rankings combined (reciprocal rank fusion); a character, place or lore page counts "

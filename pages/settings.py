@@ -208,11 +208,12 @@ with advanced, st.container(border=True):
         "of the right passages on both test campaigns (docs/EVALUATION.md).",
     )
     st.toggle(
-        'Answer "when did we first meet…" from the first mention',
+        'Answer "when did we first meet…" and "…last see…" from the first and last mentions',
         key=_init("s_first_mention", config.retrieval.first_mention_weight > 0),
         help='For questions like "When did we first meet Osiris?", also look up the earliest session note '
         "that names Osiris and rank its passages high. Later sessions name a character far more often than "
-        "the one where they appear. Measured on the test campaign (docs/EVALUATION.md).",
+        'the one where they appear. "When did we last see Osiris?" looks up the latest one the same way. '
+        "Measured on the test campaign (docs/EVALUATION.md).",
     )
     st.button("Save search defaults", key="s_save_retrieval", on_click=_save, args=("retrieval",))
     _message("retrieval")

@@ -495,6 +495,23 @@ def test_first_meeting_is_not_the_first_mention(tmp_path, engine):
         p.close()
 
 
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_last_time_questions_are_answered_where_the_notes_last_name_them(tmp_path, engine):
+    """Session 4 says "meets" and "Lady Kima" as the question does; the last note to name her is session 6. The
+    search offers session 6's passage naming her, the answer leads with it, and an "as of session" cap holds."""
+    config = load_config(overrides={"store.backend": engine, "retrieval.candidates": 10})
+    p = Pipeline(config, embedder=FakeEmbedder())
+    try:
+        p.index(write_notes(tmp_path / "notes", MEETING), "demo")
+        last = p.answer("When did we last see Lady Kima?", "demo")
+        assert last.text.startswith("Last mentioned in Session 6. [Session 6 · Home]")
+        assert last.hits[0].chunk.session == 6 and last.hits[0].scores["first_mention"] == 1.0
+        capped = p.answer("When did we last see Lady Kima?", "demo", filters=Filters(session_max=4))
+        assert capped.text.startswith("Last mentioned in Session 4. [Session 4 · Cells]")
+    finally:
+        p.close()
+
+
 def test_the_rerankers_verdict_moves_the_confidence_and_high_needs_both():
     """The answerer's signals and the learned reranker's word on the best passage, averaged and rounded down:
     one "low" never gives "high", a sure search lifts a fair answer no higher than "medium"."""

@@ -115,7 +115,8 @@ class RetrievalConfig(Section):
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(2.0, ge=0)
     context_weight: float = Field(1.0, ge=0)  # hybrid: keyword search over each passage with its neighbours
-    first_mention_weight: float = Field(4.0, ge=0)  # hybrid: "when did we first meet X" → X's earliest passages
+    # hybrid: "when did we first meet X" → X's earliest passages ("…last see X": its latest)
+    first_mention_weight: float = Field(4.0, ge=0)
     score_threshold: float | None = None
     spelling_variants: bool = True  # keyword search also tries the notes' other spellings of a name ("Elias")
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
@@ -173,6 +174,11 @@ class ReadingConfig(Section):
     # what does not answer (0.6 → 0.7: citation precision vault-toa .591 → .612, CRD3 .466 → .476, the same answers
     # holding the evidence; 0.75 and 0.8 lose evidence)
     pick_keep: float = Field(0.7, ge=0, le=1)
+    # "When did we last see Kima?" is answered by the passage the search found to name Kima last (its
+    # ``first_mention`` score: 1, then 1/2…), in a sentence naming her, whatever else matches "see". Not for a
+    # first-time question: its first passage naming someone may come before the meeting asked about, and favouring
+    # it cost citation precision on the tune parts (vault-strahd str-024)
+    pick_mention: float = Field(0.5, ge=0)
     quote_words: int = Field(20, ge=1)  # a quote reads on past its next sentence while shorter than this
     quote_sentences: int = Field(4, ge=1)  # at most this many sentences in one quote
     lead_quotes: int = Field(3, ge=1)  # the best quotes the short answer may be drawn from

@@ -94,6 +94,8 @@ class ExtractiveGenerator(Generator):
         for s in sentences:
             s.pick = weigh.pick_meaning * max(s.meaning, 0.0) + weigh.pick_keywords * s.overlap
             s.pick += standing(s.hit, weigh) + weigh.pick_before * before.get((s.hit.chunk.id, s.order), 0.0)
+            if question.last_mention and (mention := s.hit.scores.get("first_mention", 0.0)):  # naming them
+                s.pick += weigh.pick_mention * mention * names_passage(question.names, s.text)
             s.pick += weigh.pick_typed * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
         sentences.sort(key=lambda s: -s.score)
         return sentences
@@ -296,7 +298,9 @@ def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str)
 
 def when_first(question: Question, sentence: str) -> str:
     """How a "which session" lead starts: "First met in " only where the sentence says they met; a first
-    mention is no more than that ("First named in ")."""
+    mention is no more than that ("First named in "); a last one says so ("Last mentioned in ")."""
+    if question.last_mention:
+        return "Last mentioned in "
     if not question.first_mention:
         return "In "
     if not question.meeting:

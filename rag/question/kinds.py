@@ -155,5 +155,13 @@ def asks_first_mention(question: str) -> bool:
     return bool(_FIRST.search(question) and _MEETING.search(question))
 
 
+# "When did we last see Kima?": answered where the notes last name Kima ("last session" is a session, not this)
+_LAST = re.compile(r"\b(?:last|latest|most\s+recently)\b(?!\s+(?:sessions?|time|game|episode|week|night)\b)", re.I)
+
+
+def asks_last_mention(question: str) -> bool:
+    return bool(_LAST.search(question) and _MEETING.search(question)) and not asks_first_mention(question)
+
+
 def asks_meeting(question: str) -> bool:
     return bool(_ASKS_MEETING.search(question))

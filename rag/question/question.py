@@ -18,6 +18,7 @@ from rag.question.kinds import (
     answer_kind,
     asks_definition,
     asks_first_mention,
+    asks_last_mention,
     asks_meeting,
     asks_number,
     asks_several,
@@ -44,6 +45,7 @@ class Question:
     subject: str | None  # X of "Who is X?"
     definition: bool  # asks who or what something is (a page about it may answer)
     first_mention: bool  # "When did we first meet X?"
+    last_mention: bool  # "When did we last see X?"
     meeting: bool  # ...asks when they met, not when X was first named
     several: bool  # asks about more than one occasion ("In which sessions…", "each time", "When has…")
     number: bool  # asks how much, many, old, far, long, a price or a year
@@ -90,6 +92,7 @@ def read_question(text: str) -> Question:
         subject=subject,
         definition=asks_definition(text),
         first_mention=asks_first_mention(text),
+        last_mention=asks_last_mention(text),
         meeting=asks_meeting(text),
         several=asks_several(text),
         number=asks_number(text),

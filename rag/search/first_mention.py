@@ -15,6 +15,10 @@ A first mention is not always a first meeting: session 1 may send the party to f
 session 6. When the question asks when they met (met, encountered, fought, saw), and the first passage naming
 the person says nothing of a meeting, the earliest passage that names them *and* says the party meets,
 encounters, fights or talks to them is offered instead.
+
+Last mentions the same way round: "When did we last see Kima?" is answered where the notes last name Kima, the
+latest session note naming her, its last passages naming her first; of several names, the one whose last mention
+is earliest ("When did Vox Machina last see Kima?": the party is named to the end).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ CASE_SAMPLE = 20  # passages read to see how the notes spell a word
 NAME_SHARE = 0.8  # a word capitalised this often in the notes is a name
 # Never what a lower-case first-time question is about: words without content, and the question's own frame.
 _FRAME = (
-    "first earliest time times meet met meeting see saw seen encounter encountered appear appeared hear heard "
+    "first earliest last latest recently time times meet met meeting see saw seen encounter encountered appear appeared hear heard "
     "mention mentioned introduce introduced show showed run ran come came across learn learned find found "
     "episode session party group"
 )
@@ -99,9 +103,28 @@ def earliest_mention(
     return best
 
 
-def first_mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
-    """The first passages naming the question's newest name, from its earliest note; [] when the
-    question is not a first-time question or names nothing the notes mention."""
+def latest_mention(store: Store, collection: str, name: str, filters: Filters) -> Chunk | None:
+    """The latest passage (campaign, session, note, position) whose text names ``name`` in full: probes as
+    ``earliest_mention``'s, each limited to sessions from the latest mention found so far on."""
+    wanted = f" {norm(name)} "
+    best: Chunk | None = None
+    for _ in range(MAX_PROBES):
+        lows = [s for s in (filters.session_min, best.session if best else None) if s is not None]
+        probe = Filters(**{**vars(filters), "session_min": max(lows, default=NO_SESSION_BELOW)})
+        found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
+        later = [c for c in found if best is None or _key(c) > _key(best)]
+        if not later:
+            return best
+        best = max(later, key=_key)
+    return best
+
+
+def mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
+    """For a first-time question, the first passages naming its newest name, from its earliest note; for a
+    last-time question, the last passages naming its name last seen earliest, from its latest note (latest first);
+    [] for other questions, or names the notes never mention."""
+    if question.last_mention:
+        return _last_mention_passages(store, collection, question, filters)
     if not question.first_mention:
         return []
     firsts = []
@@ -122,3 +145,17 @@ def first_mention_passages(store: Store, collection: str, question: Question, fi
         c for c in store.chunks(collection, first.source, Filters(view=filters.view)) if c.position >= first.position
     ]
     return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]
+
+
+def _last_mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
+    lasts = []
+    for name in subjects(store, collection, question, filters.view):
+        chunk = latest_mention(store, collection, name, filters)
+        if chunk is not None:
+            lasts.append((_key(chunk), name, chunk))
+    if not lasts:
+        return []
+    _, name, last = min(lasts)
+    wanted = f" {norm(name)} "
+    note = [c for c in store.chunks(collection, last.source, Filters(view=filters.view)) if c.position <= last.position]
+    return [c for c in reversed(note) if wanted in f" {norm(c.text)} "][:PASSAGES]

@@ -19,7 +19,7 @@ from rag.models import Chunk, Filters, Hit
 from rag.question import Question
 from rag.rerankers import Reranker
 from rag.search import structure
-from rag.search.first_mention import first_mention_passages
+from rag.search.first_mention import mention_passages
 from rag.search.unknown_names import unknown_names
 from rag.stores import Store
 
@@ -218,7 +218,11 @@ class Retriever:
         stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
         if mode == "hybrid" and self.config.retrieval.context_weight > 0:
             stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours
-        if mode == "hybrid" and self.config.retrieval.first_mention_weight > 0 and question.first_mention:
+        if (
+            mode == "hybrid"
+            and self.config.retrieval.first_mention_weight > 0
+            and (question.first_mention or question.last_mention)
+        ):
             stages["first_mention"] = query
         return stages
 
@@ -236,9 +240,9 @@ class Retriever:
             t0 = time.perf_counter()
             if stage == "dense":
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
-            elif stage == "first_mention":  # score: 1 for the first passage naming it, 1/2 for the next…
+            elif stage == "first_mention":  # score: 1 for the first (or last) passage naming it, 1/2 for the next…
                 if self._first_mentions is None:
-                    self._first_mentions = first_mention_passages(self.store, self.collection, question, filters)
+                    self._first_mentions = mention_passages(self.store, self.collection, question, filters)
                 found = self._first_mentions
                 rankings[stage] = [(c, 1.0 / i) for i, c in enumerate(found, start=1)]
             else:
