@@ -66,5 +66,9 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     if len(head) < 2 or head[1].casefold() in STOPWORDS | {"one", "same", "other"}:  # "the one we met"
         return None
     short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
-    written = re.search(re.escape(subject), f"{sentence} {chunk.title or ''}", re.I)  # "K'Varn", however asked
-    return f"{written.group(0) if written else subject}: {short[0].lower()}{short[1:]}"
+    written = (  # as the notes write the name: "K'Varn", however it was asked
+        m.group(0)
+        for m in re.finditer(re.escape(subject), f"{sentence} {chunk.title or ''}", re.I)
+        if m.group(0)[0].isupper()
+    )
+    return f"{next(written, subject)}: {short[0].lower()}{short[1:]}"
