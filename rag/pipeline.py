@@ -265,9 +265,6 @@ class Pipeline:
         if reason is None:
             try:
                 prepared = self._prepare(question, campaign, filters, history)
-            except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
-                reason = err.one_line()
-            else:
 
                 def refit(context_tokens: int) -> AnswerStream | None:  # the server named a smaller context
                     try:
@@ -277,6 +274,8 @@ class Pipeline:
                     return fitted._respond(prepared, started)  # the same passages: only the prompt is refitted
 
                 return FallbackStream(answer, self._respond(prepared, started), offline, refit=refit).prime()
+            except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
+                reason = err.one_line()
         return FallbackStream(answer, None, offline, reason)
 
     def _ask(
