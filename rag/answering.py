@@ -217,6 +217,11 @@ class Prepared:
     recap: tuple[RecapLine, ...] = ()  # "What happened in session 5?": that session's recap, its passages the hits
 
 
+def set_filters(filters: Filters) -> dict[str, Any]:
+    """The filters an answer was searched with, as its run record shows them: those set, the view apart."""
+    return {k: v for k, v in vars(filters).items() if v not in (None, (), "") and k != "view"}
+
+
 def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
     """What one session held, for a question that asks only that: its recap's lines (``rag.campaign.recap``: a
     line per scene, or the note's own summary; table talk left out), each cited, in story order. Every line is the
@@ -233,9 +238,7 @@ def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
         "mode": "recap",  # the notes' own lines, chosen without a search: the chat has nothing to explain
         "rewrite": prepared.rewrite,
         "recap": list(dict.fromkeys(line.session_label for line in lines)),
-        "filters": {
-            k: v for k, v in vars(prepared.retrieval.filters).items() if v not in (None, (), "") and k != "view"
-        },
+        "filters": set_filters(prepared.retrieval.filters),
         "view": prepared.retrieval.filters.view,
         "hits": [h.as_dict() for h in hits],
         "generator": "recap",
@@ -254,15 +257,10 @@ def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
 def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, started: float) -> AnswerStream:
     """Refuse without generating when nothing was found or support is below the floor; else generate lazily
     (streamed) and check every citation once the text is complete. ``started``: when the question came in."""
-    asked, standalone, rewrite, retrieval, history = (
-        prepared.asked,
-        prepared.standalone,
-        prepared.rewrite,
-        prepared.retrieval,
-        prepared.history,
-    )
     if prepared.recap:
         return recap_answer(prepared, started)
+    asked, standalone, rewrite, retrieval = prepared.asked, prepared.standalone, prepared.rewrite, prepared.retrieval
+    history = prepared.history
     hits = retrieval.hits
     t_retrieved = time.perf_counter()
     # a name the notes never write is refused below whatever the passages score: no need to score them
@@ -275,7 +273,7 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
         "variants": dict(retrieval.variants),
         "queries": list(retrieval.queries),
         "notices": list(retrieval.notices),
-        "filters": {k: v for k, v in vars(retrieval.filters).items() if v not in (None, (), "") and k != "view"},
+        "filters": set_filters(retrieval.filters),
         "view": retrieval.filters.view,  # who the answer was made for: a run record says if it may hold GM notes
         "hits": [h.as_dict() for h in retrieval.candidates],
         "generator": generator.name,

@@ -135,7 +135,7 @@ def refuse_to_replace(config: Config, pipeline: Pipeline, notes_dir: Path, args:
     """A campaign mirrors one place: reading another folder into it removes the notes read before. Unless
     ``--replace`` says so, that is refused with what would be lost, as the Ingest page asks before it does so."""
     known = replaced_source(config, config.campaign, notes_dir)
-    if known is None or getattr(args, "replace", False):
+    if known is None or args.replace:
         return
     passages = pipeline.passage_count()
     if passages:

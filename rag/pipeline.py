@@ -301,23 +301,17 @@ class Pipeline:
         if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
             filters = self._story_order(standalone, campaign, filters)
         retrieval = self._search(standalone, campaign, filters)  # a model that fails here fails the whole ask
-        lines = self._session_recap(standalone, campaign, filters)
-        if lines:  # the recap's passages are the ones shown and cited, the search's own where it found them
-            found = {h.chunk.id: h for h in retrieval.hits}
-            chunks = {c.id: c for c in self.passages(campaign, filters)}
-            ids = list(dict.fromkeys(line.chunk_id for line in lines))
-            hits = [
-                replace(found[cid], rank=rank) if cid in found else Hit(chunks[cid], 0.0, rank)
-                for rank, cid in enumerate(ids, 1)
-            ]
-            retrieval = replace(retrieval, hits=hits)
+        lines, retrieval = self._session_recap(standalone, campaign, filters, retrieval)
         return Prepared(asked, standalone, rewrite, retrieval, history, tuple(lines))
 
-    def _session_recap(self, question: Question, campaign: str | None, filters: Filters) -> list[RecapLine]:
+    def _session_recap(
+        self, question: Question, campaign: str | None, filters: Filters, retrieval: Retrieval
+    ) -> tuple[list[RecapLine], Retrieval]:
         """For a question that asks only what happened in one session ("What happened in session 5?", "What did
-        we do last session?"), that session's recap; else none."""
+        we do last session?"), that session's recap, its passages the hits (the search's own where it found
+        them); else no lines and the search as it was."""
         if question.kind != "recap" or filters.session_min is None or filters.session_min != filters.session_max:
-            return []
+            return [], retrieval
         passages = self.passages(campaign, filters)
         sessions = sorted(
             {
@@ -326,7 +320,13 @@ class Pipeline:
                 if c.kind == "session" and c.session == filters.session_min and (key := session_key(c))
             }
         )
-        return recap(passages, sessions, self.config.table_talk, entity_index(passages)) if sessions else []
+        lines = recap(passages, sessions, self.config.table_talk, entity_index(passages)) if sessions else []
+        if not lines:
+            return [], retrieval
+        found, chunks = {h.chunk.id: h for h in retrieval.hits}, {c.id: c for c in passages}
+        cited = dict.fromkeys(line.chunk_id for line in lines)
+        hits = [replace(found[c], rank=r) if c in found else Hit(chunks[c], 0.0, r) for r, c in enumerate(cited, 1)]
+        return lines, replace(retrieval, hits=hits)
 
     def _respond(self, prepared: Prepared, started: float) -> AnswerStream:
         return respond(prepared, self.generator, self.config.answer, started)

@@ -481,35 +481,31 @@ MEETING = {
 }
 
 
-@pytest.mark.parametrize("engine", ["qdrant", "edge"])
-def test_first_meeting_is_not_the_first_mention(tmp_path, engine):
-    config = load_config(overrides={"store.backend": engine, "retrieval.candidates": 10})
+@pytest.fixture(params=["qdrant", "edge"])
+def meeting(request, tmp_path):
+    """Lady Kima: sent for in session 1, met in session 4, last named in session 6; on each embedded engine."""
+    config = load_config(overrides={"store.backend": request.param, "retrieval.candidates": 10})
     p = Pipeline(config, embedder=FakeEmbedder())
-    try:
-        p.index(write_notes(tmp_path / "notes", MEETING), "demo")
-        met = p.answer("When did we first meet Lady Kima?", "demo")
-        assert met.text.startswith("First met in Session 4. [Session 4 · Cells]")
-        heard = p.answer("When did we first hear of Lady Kima?", "demo")
-        assert heard.text.startswith("First mentioned in Session 1. [Session 1 · Emon]")
-    finally:
-        p.close()
+    p.index(write_notes(tmp_path / "notes", MEETING), "demo")
+    yield p
+    p.close()
 
 
-@pytest.mark.parametrize("engine", ["qdrant", "edge"])
-def test_last_time_questions_are_answered_where_the_notes_last_name_them(tmp_path, engine):
+def test_first_meeting_is_not_the_first_mention(meeting):
+    met = meeting.answer("When did we first meet Lady Kima?", "demo")
+    assert met.text.startswith("First met in Session 4. [Session 4 · Cells]")
+    heard = meeting.answer("When did we first hear of Lady Kima?", "demo")
+    assert heard.text.startswith("First mentioned in Session 1. [Session 1 · Emon]")
+
+
+def test_last_time_questions_are_answered_where_the_notes_last_name_them(meeting):
     """Session 4 says "meets" and "Lady Kima" as the question does; the last note to name her is session 6. The
     search offers session 6's passage naming her, the answer leads with it, and an "as of session" cap holds."""
-    config = load_config(overrides={"store.backend": engine, "retrieval.candidates": 10})
-    p = Pipeline(config, embedder=FakeEmbedder())
-    try:
-        p.index(write_notes(tmp_path / "notes", MEETING), "demo")
-        last = p.answer("When did we last see Lady Kima?", "demo")
-        assert last.text.startswith("Last mentioned in Session 6. [Session 6 · Home]")
-        assert last.hits[0].chunk.session == 6 and last.hits[0].scores["first_mention"] == 1.0
-        capped = p.answer("When did we last see Lady Kima?", "demo", filters=Filters(session_max=4))
-        assert capped.text.startswith("Last mentioned in Session 4. [Session 4 · Cells]")
-    finally:
-        p.close()
+    last = meeting.answer("When did we last see Lady Kima?", "demo")
+    assert last.text.startswith("Last mentioned in Session 6. [Session 6 · Home]")
+    assert last.hits[0].chunk.session == 6 and last.hits[0].scores["first_mention"] == 1.0
+    capped = meeting.answer("When did we last see Lady Kima?", "demo", filters=Filters(session_max=4))
+    assert capped.text.startswith("Last mentioned in Session 4. [Session 4 · Cells]")
 
 
 def test_the_rerankers_verdict_moves_the_confidence_and_high_needs_both():

@@ -80,42 +80,36 @@ def _key(chunk: Chunk) -> tuple:
     return (chunk.campaign_no or 0, chunk.session, chunk.source, chunk.position)
 
 
-def earliest_mention(
-    store: Store, collection: str, name: str, filters: Filters, says: re.Pattern | None = None
+def end_mention(
+    store: Store, collection: str, name: str, filters: Filters, last: bool = False, says: re.Pattern | None = None
 ) -> Chunk | None:
-    """The earliest passage (campaign, session, note, position) whose text names ``name`` in full (and, with
-    ``says``, matches it: a meeting).
+    """The earliest passage (campaign, session, note, position) whose text names ``name`` in full, or with
+    ``last`` the latest (and, with ``says``, matches it: a meeting).
 
-    Each probe is a keyword search for the name limited to sessions before the best mention so far, so a
-    name mentioned in thousands of passages still takes a few small searches."""
+    Each probe is a keyword search for the name limited to sessions up to (from, with ``last``) the best mention so
+    far, so a name mentioned in thousands of passages still takes a few small searches. Any session bound skips
+    unnumbered notes: a page says who someone is, not when they appeared."""
     wanted = f" {norm(name)} "
-    best: Chunk | None = None
-    low = NO_SESSION_BELOW if filters.session_min is None else filters.session_min  # a range skips unnumbered notes
-    for _ in range(MAX_PROBES):
-        caps = [s for s in (filters.session_max, best.session if best else None) if s is not None]
-        probe = Filters(**{**vars(filters), "session_min": low, "session_max": min(caps, default=None)})
-        found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
-        found = [c for c in found if says is None or says.search(c.text)]
-        earlier = [c for c in found if best is None or _key(c) < _key(best)]
-        if not earlier:
-            return best
-        best = min(earlier, key=_key)
-    return best
-
-
-def latest_mention(store: Store, collection: str, name: str, filters: Filters) -> Chunk | None:
-    """The latest passage (campaign, session, note, position) whose text names ``name`` in full: probes as
-    ``earliest_mention``'s, each limited to sessions from the latest mention found so far on."""
-    wanted = f" {norm(name)} "
+    pick, beyond = (max, lambda a, b: a > b) if last else (min, lambda a, b: a < b)
     best: Chunk | None = None
     for _ in range(MAX_PROBES):
-        lows = [s for s in (filters.session_min, best.session if best else None) if s is not None]
-        probe = Filters(**{**vars(filters), "session_min": max(lows, default=NO_SESSION_BELOW)})
+        so_far = best.session if best else None
+        lows = [s for s in (filters.session_min, so_far if last else None) if s is not None]
+        highs = [s for s in (filters.session_max, None if last else so_far) if s is not None]
+        probe = Filters(
+            **{
+                **vars(filters),
+                "session_min": max(lows, default=NO_SESSION_BELOW),
+                "session_max": min(highs, default=None),
+            }
+        )
         found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
-        later = [c for c in found if best is None or _key(c) > _key(best)]
-        if not later:
+        found = [
+            c for c in found if (says is None or says.search(c.text)) and (best is None or beyond(_key(c), _key(best)))
+        ]
+        if not found:
             return best
-        best = max(later, key=_key)
+        best = pick(found, key=_key)
     return best
 
 
@@ -123,39 +117,21 @@ def mention_passages(store: Store, collection: str, question: Question, filters:
     """For a first-time question, the first passages naming its newest name, from its earliest note; for a
     last-time question, the last passages naming its name last seen earliest, from its latest note (latest first);
     [] for other questions, or names the notes never mention."""
-    if question.last_mention:
-        return _last_mention_passages(store, collection, question, filters)
-    if not question.first_mention:
+    last = question.last_mention
+    if not (last or question.first_mention):
         return []
-    firsts = []
+    ends = []
     for name in subjects(store, collection, question, filters.view):
-        chunk = earliest_mention(store, collection, name, filters)
+        chunk = end_mention(store, collection, name, filters, last)
         if chunk is not None:
-            firsts.append((_key(chunk), name, chunk))
-    if not firsts:
+            ends.append((_key(chunk), name, chunk))
+    if not ends:
         return []
-    _, name, first = max(firsts)
-    if question.meeting and not MEETS.search(first.text):  # named before they were met
-        met = earliest_mention(
-            store, collection, name, Filters(**{**vars(filters), "session_min": first.session}), MEETS
-        )
-        first = met or first
+    _, name, end = min(ends) if last else max(ends)
+    if question.first_mention and question.meeting and not MEETS.search(end.text):  # named before they were met
+        met = end_mention(store, collection, name, Filters(**{**vars(filters), "session_min": end.session}), says=MEETS)
+        end = met or end
     wanted = f" {norm(name)} "
-    note = [
-        c for c in store.chunks(collection, first.source, Filters(view=filters.view)) if c.position >= first.position
-    ]
-    return [c for c in note if wanted in f" {norm(c.text)} "][:PASSAGES]
-
-
-def _last_mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
-    lasts = []
-    for name in subjects(store, collection, question, filters.view):
-        chunk = latest_mention(store, collection, name, filters)
-        if chunk is not None:
-            lasts.append((_key(chunk), name, chunk))
-    if not lasts:
-        return []
-    _, name, last = min(lasts)
-    wanted = f" {norm(name)} "
-    note = [c for c in store.chunks(collection, last.source, Filters(view=filters.view)) if c.position <= last.position]
-    return [c for c in reversed(note) if wanted in f" {norm(c.text)} "][:PASSAGES]
+    note = store.chunks(collection, end.source, Filters(view=filters.view))
+    note = [c for c in note if c.position <= end.position] if last else [c for c in note if c.position >= end.position]
+    return [c for c in (reversed(note) if last else note) if wanted in f" {norm(c.text)} "][:PASSAGES]
