@@ -244,8 +244,8 @@ elif not has_notes:
 
 if not (turns or asking or recapping):
     st.info(
-        "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* "
-        'Follow-up questions ("and what did she do next?") work too.',
+        "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* or *Where did we "
+        'leave off?* Follow-up questions ("and what did she do next?") work too.',
         icon=":material/lightbulb:",
     )
 

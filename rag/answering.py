@@ -227,11 +227,12 @@ def recap_answer(prepared: Prepared, started: float) -> AnswerStream:
     line per scene, or the note's own summary; table talk left out), each cited, in story order. Every line is the
     notes' own, so no model writes anything and nothing is refused: best-matching sentences for "what happened"
     were whichever lines happened to say "happened", or a refusal ("the closest passages are about something
-    else")."""
+    else"). A question that asks how the session ended gets its last story lines, under "… ended with:"."""
     hits = prepared.retrieval.hits
     by_id = {h.chunk.id: h.chunk for h in hits}
     lines = prepared.recap
-    pieces = [f"Previously on {lines[-1].session_label}:\n"]
+    label = lines[-1].session_label
+    pieces = [f"{label} ended with:\n" if prepared.standalone.ending else f"Previously on {label}:\n"]
     pieces += [f"- {line.text} {by_id[line.chunk_id].label}\n" for line in lines]
     trace: dict[str, Any] = {
         "question": prepared.asked.text,

@@ -308,8 +308,9 @@ class Pipeline:
         self, question: Question, campaign: str | None, filters: Filters, retrieval: Retrieval
     ) -> tuple[list[RecapLine], Retrieval]:
         """For a question that asks only what happened in one session ("What happened in session 5?", "What did
-        we do last session?"), that session's recap, its passages the hits (the search's own where it found
-        them); else no lines and the search as it was."""
+        we do last session?"), that session's recap; for one that asks how it ended ("Where did we leave off?"),
+        its last story lines. Their passages are the hits (the search's own where it found them); else no lines and
+        the search as it was."""
         if question.kind != "recap" or filters.session_min is None or filters.session_min != filters.session_max:
             return [], retrieval
         passages = self.passages(campaign, filters)
@@ -320,7 +321,8 @@ class Pipeline:
                 if c.kind == "session" and c.session == filters.session_min and (key := session_key(c))
             }
         )
-        lines = recap(passages, sessions, self.config.table_talk, entity_index(passages)) if sessions else []
+        talk, entities = self.config.table_talk, entity_index(passages)
+        lines = recap(passages, sessions, talk, entities, ending=question.ending) if sessions else []
         if not lines:
             return [], retrieval
         found, chunks = {h.chunk.id: h for h in retrieval.hits}, {c.id: c for c in passages}

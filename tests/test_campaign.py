@@ -276,3 +276,23 @@ def test_what_happened_in_a_session_is_answered_with_its_recap_in_this_view(tmp_
         assert told.trace["generator"] != "recap"
     finally:
         pipeline.close()
+
+
+def test_where_did_we_leave_off_is_answered_with_how_the_last_session_ended(tmp_path):
+    """ "Where did we leave off?", asked at the start of every game, gets the last session's closing story lines,
+    each cited: no GM secret, and "the last session" is the last one within the "as of session" cap."""
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(write_secret_vault(tmp_path / "vault"), "secrets")
+        latest = pipeline.answer("Where did we leave off?", "secrets")
+        title, *said = latest.text.splitlines()
+        assert title == "Session 2 ended with:" and not latest.refused
+        assert "The keeper says a storm wrecked it." in said[-1] and all(c.chunk_id for c in latest.citations)
+        capped = pipeline.answer("Where did we leave off?", "secrets", Filters(session_max=1))
+        title, *said = capped.text.splitlines()
+        assert title == "Session 1 ended with:" and len(said) == len(capped.citations) == 3
+        assert "rope and lanterns" in said[-1] and canaries_in(capped.text) == []
+        assert pipeline.answer("How did session 1 end?", "secrets").text == capped.text
+    finally:
+        pipeline.close()

@@ -4,14 +4,15 @@ session's notes with its citation, in story order. No model writes anything: eve
 Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section),
 its bullets, since the note-taker already chose them; otherwise one line per scene (the first telling sentence
 of the scene's first passage), spread over the session when it has more than eight scenes. A session with
-fewer than three scenes gets more lines from its longest passages. ``coverage`` is the share of the session's
+fewer than three scenes gets more lines from its longest passages. "Where did we leave off?" gets the story's
+last sentences (``session_ending``). ``coverage`` is the share of the session's
 scenes a recap touches (measured in docs/experiments/history.md).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rag.campaign.entities import Entity, SessionKey, entity_index, session_key, session_label
@@ -21,6 +22,7 @@ from rag.models import Chunk
 from rag.names import sentences
 
 MIN_LINES, MAX_LINES = 3, 8
+ENDING_SENTENCES = 3  # "Where did we leave off?": the story's last sentences, about a bullet's or a paragraph's worth
 MIN_WORDS = 5  # "Recap", "Day 3" and the like say nothing on their own
 SUMMARY = re.compile(r"\b(new information|summary|recap|tl;?dr|key (points|events)|what happened)\b", re.I)
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
@@ -75,12 +77,7 @@ def recap_session(
     """The recap of one session from its passages (any others are ignored); [] when it has none. Table talk
     (``rag.campaign.table_talk``: announcements, the break, the Q&A, a "previously on…") is left out unless the
     session has nothing else; ``talk``: read from the whole campaign."""
-    chunks = list(chunks)
-    mine = sorted(
-        (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
-    )
-    story = [c for c in mine if not talk.passage(c)] or mine  # unless nothing else is left
-    told = (lambda c, text: not talk.line(c, text)) if story is not mine else (lambda c, text: True)
+    story, told = _story(chunks, session, talk)
     summary = [
         _line(c, line)
         for c in story
@@ -116,17 +113,51 @@ def recap_session(
     return picked
 
 
+def _story(chunks: Iterable[Chunk], session: SessionKey, talk: TableTalk) -> tuple[list[Chunk], Callable]:
+    """The session's story passages in reading order (table talk left out unless the session has nothing else),
+    and ``told(chunk, text)``: whether a line of them tells the story rather than talk at the table."""
+    mine = sorted(
+        (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
+    )
+    story = [c for c in mine if not talk.passage(c)] or mine  # unless nothing else is left
+    if story is mine:
+        return story, lambda c, text: True
+    return story, lambda c, text: not talk.line(c, text)
+
+
+def session_ending(chunks: Iterable[Chunk], session: SessionKey, talk: TableTalk) -> list[RecapLine]:
+    """How one session ended, for "Where did we leave off?": the last ``ENDING_SENTENCES`` telling sentences of its
+    story, in order. A recap's line per scene opens each scene; where the next game picks up is the close of the
+    last one. Announcements, the Q&A and other table talk after the story are left out, as in a recap."""
+    story, told = _story(chunks, session, talk)
+    picked: list[RecapLine] = []
+    said: set[str] = set()  # passages overlap by a sentence: the same one is not told twice
+    for c in reversed(story):
+        for text in reversed(_lines(c)):
+            for s in reversed(sentences(text)):
+                if len(s.split()) >= MIN_WORDS and not s.endswith(":") and s not in said and told(c, s):
+                    picked.append(_line(c, s))
+                    said.add(s)
+                    if len(picked) == ENDING_SENTENCES:
+                        return picked[::-1]
+    return picked[::-1]
+
+
 def recap(
     chunks: Iterable[Chunk],
     sessions: Sequence[SessionKey],
     table_talk: TableTalkConfig,
     entities: Sequence[Entity] | None = None,
+    ending: bool = False,
 ) -> list[RecapLine]:
     """One session's recap, or for a range the sessions' recaps shortened so the whole stays within
     ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines); table talk is
-    read by the ``table_talk`` settings."""
+    read by the ``table_talk`` settings. ``ending``: how the last of the sessions ended instead
+    (``session_ending``)."""
     chunks = list(chunks)
     talk = TableTalk(chunks, entity_index(chunks) if entities is None else entities, table_talk)
+    if ending:
+        return session_ending(chunks, sessions[-1], talk) if sessions else []
     if len(sessions) == 1:
         return recap_session(chunks, sessions[0], talk)
     per = max(1, MAX_LINES // max(len(sessions), 1))

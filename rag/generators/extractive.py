@@ -258,9 +258,9 @@ class ExtractiveGenerator(Generator):
         quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
         asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
         not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty". A question
-        about more than one occasion ("When has the Professor blanked out on us?") gets no one session first: it
-        would say there was one."""
-        if question.kind == "session" and question.several:
+        about more than one occasion or person ("When has the Professor blanked out on us?", "Who is in the
+        party?") gets no one session or name first: it would say there was one."""
+        if question.several and question.kind in ("session", "person"):
             return None
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
         places = ((s.hit.chunk.id, order) for s, run in runs[: self.config.reading.lead_quotes] for order in run)

@@ -33,8 +33,20 @@ _RECAP = re.compile(
     r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game)|session\s+\d+(?:\.\d+)?)\W*$",
     re.I,
 )
+# "Where did we leave off?", "How did last session end?": asked at the start of every game, it wants how the last
+# session (or the one named) ended, so its answer is that session's last story lines (rag.campaign.recap)
+_ONE_SESSION = r"(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)"
+_ENDING = re.compile(
+    r"^\W*(?:so\s+)?(?:where\s+(?:did|do|had)\s+(?:we|they|the\s+(?:party|group))\s+"
+    r"(?:leave\s+off|left\s+off|stop|stopped|end|end\s+up|ended|finish|finished)"
+    rf"(?:\s+(?:in|at|on|during)?\s*{_ONE_SESSION})?"
+    rf"|where\s+were\s+we|how\s+did\s+{_ONE_SESSION}\s+end|what\s+happened\s+at\s+the\s+end\s+of\s+{_ONE_SESSION})"
+    r"\W*$",
+    re.I,
+)
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
+    ("recap", _ENDING),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
@@ -138,17 +150,25 @@ _ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|
 
 
 # "In which sessions…", "each time", "every time", "When has the Professor blanked out on us?": it asks about
-# something that happened more than once, so no one occasion answers it
+# something that happened more than once, so no one occasion answers it. "Who is in the party?", "Who were the
+# prisoners?", "Who was with Kima?": it asks for everyone of a group, so no one name answers it
 _SEVERAL = re.compile(
     r"\b(?:which|what)\s+(?:sessions|episodes|games|times)\b|\beach\b(?!\s+other\b)|\bevery\s+(?:time|session)\b|"
-    r"\bhow\s+(?:often|many\s+times)\b|^\W*when\s+(?:has|have)\b",
+    r"\bhow\s+(?:often|many\s+times)\b|^\W*when\s+(?:has|have)\b|"
+    r"^\W*who\s+(?:all\b|(?:are|were)\b(?!\s+(?:we|you|they|us|them)\b)|(?:is|was)\s+(?:in(?!\s+charge)|among|part\s+of|with)\b)|"
+    r"\bmembers\s+of\b",
     re.I,
 )
 
 
 def asks_several(question: str) -> bool:
-    """It asks about more than one occasion: one session is no answer to it."""
+    """It asks about more than one occasion or person: one session, or one name, is no answer to it."""
     return bool(_SEVERAL.search(question))
+
+
+def asks_ending(question: str) -> bool:
+    """It asks how a session ended ("Where did we leave off?"): answered by its last story lines."""
+    return bool(_ENDING.search(question))
 
 
 def asks_first_mention(question: str) -> bool:

@@ -17,6 +17,7 @@ from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
     asks_definition,
+    asks_ending,
     asks_first_mention,
     asks_last_mention,
     asks_meeting,
@@ -47,7 +48,8 @@ class Question:
     first_mention: bool  # "When did we first meet X?"
     last_mention: bool  # "When did we last see X?"
     meeting: bool  # ...asks when they met, not when X was first named
-    several: bool  # asks about more than one occasion ("In which sessions…", "each time", "When has…")
+    several: bool  # asks about more than one occasion or person ("In which sessions…", "When has…", "Who is in…")
+    ending: bool  # asks how a session ended ("Where did we leave off?"; the last one unless it names one)
     number: bool  # asks how much, many, old, far, long, a price or a year
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
@@ -95,6 +97,7 @@ def read_question(text: str) -> Question:
         last_mention=asks_last_mention(text),
         meeting=asks_meeting(text),
         several=asks_several(text),
+        ending=(ending := asks_ending(text)),
         number=asks_number(text),
         question_words=question_words(text),
         verbs=asked_verbs(text, role),
@@ -113,5 +116,5 @@ def read_question(text: str) -> Question:
         leans_back=leans_on_last_turn(text),
         session_mentions=session_mentions(text),
         sessions_named=sessions_named(text),
-        order=story_order(text),
+        order=story_order(text) or (StoryOrder("last") if ending and not sessions_named(text) else None),
     )

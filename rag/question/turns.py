@@ -22,8 +22,9 @@ _GOES_ON = re.compile(
 _PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{AUXILIARIES}\s+(he|she|they|it)\b", re.IGNORECASE)
 _POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that place|the same)\s*[?.!]*$", re.I)
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
-_IN_SESSION = re.compile(  # "in session 5", "recap session 5", or "(…, session 5)" as a follow-up rewrite carries it
-    r"(?:\b(?:in|during|at|of|from|recap|summari[sz]e)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b",
+# "in session 5", "recap session 5", "how did session 5 end", or "(…, session 5)" as a follow-up rewrite carries it
+_IN_SESSION = re.compile(
+    r"(?:\b(?:in|during|at|of|from|did|recap|summari[sz]e)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
 
