@@ -14,17 +14,20 @@ from rag.names import AUXILIARIES, STOPWORDS
 
 # "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
 # so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
-# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?".
+# "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?", "Who is Luzo
+# really?" and "Who or what is Luzo?": a word after the name, or a second question word, asks the same.
+_TAIL = r"(?:again|anyway|really|exactly|actually)"
+_WHO_IS = r"(?i:who|what)(?:\s+(?i:or)\s+(?i:who|what))?"
 _IDENTITY = re.compile(
-    r"^\W*(?i:who|what)(?:['’]s|\s+(?i:is|was|are|were))\s+"
-    r"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:again|anyway))?\W*$"
+    rf"^\W*{_WHO_IS}(?:['’]s|\s+(?i:is|was|are|were))\s+"
+    rf"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:{_TAIL}))?\W*$"
 )
 # Players type in lower case too: "who is clarota" asks what Clarota is as surely. Bare words only ("who is the
 # dwarf with the hammer" asks for a name), none a small word ("who is he", "who was there")
 _LOWER_IDENTITY = re.compile(
-    r"^\W*who(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+([a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2})\W*$"
+    r"^\W*who(?:\s+or\s+what)?(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+([a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2})\W*$"
 )
-_AGAIN = re.compile(r"\s+(?:again|anyway)$")
+_AGAIN = re.compile(rf"\s+{_TAIL}$")
 # "What happened in session 5?", "What did we do last session?": the whole question asks what one session held, so
 # its answer is that session's recap (rag.campaign.recap), never the sentences that best match "what happened"
 _RECAP = re.compile(
@@ -86,7 +89,9 @@ _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how
     re.I,
 )
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
-_DEFINITION = re.compile(r"^\s*(?:who|what)(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I)
+_DEFINITION = re.compile(
+    r"^\s*(?:who|what)(?:\s+or\s+(?:who|what))?(?:'s|’s|\s+(?:is|are|was|were))\s+(?!the\s+(?:name|year)\b)", re.I
+)
 MAX_DEFINITION_WORDS = 6  # longer "who is the one that…" questions ask about events
 # What the learned reranker reads of a question's form: its question words, and whether it asks for a number
 WH_WORDS = ("who", "what", "when", "where", "why", "how", "which")
