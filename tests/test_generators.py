@@ -110,6 +110,19 @@ def test_a_question_about_several_occasions_gets_no_one_session_first():
     assert "[Session 3 · Part 4]" in text and "[Session 5 · Part 2]" in text
 
 
+def test_a_previously_on_scene_names_no_session_first():
+    """ "Previously on…" at the top of session 4 retells what happened before it: "In Session 4." from it would
+    name the wrong session. The same line told under a scene of its own session leads as usual."""
+    told = "Grog smashes a duergar patrol with his greataxe in the mines."
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    question = "In which session did Grog smash the duergar patrol?"
+    retold = answer_text(gen, question, [hit(told, 4, 1, 1, heading="Previously on Critical Role")])
+    assert not retold.startswith("In Session") and told in retold  # still quoted, with no session first
+    recap_of_three = answer_text(gen, question, [hit(told, 4, 1, 1, heading="Session 3 Recap")])
+    assert not recap_of_three.startswith("In Session")
+    assert answer_text(gen, question, [hit(told, 3, 2, 1, heading="The Mines")]).startswith("In Session 3.")
+
+
 def test_sentences_skip_the_heading_line_and_questions():
     h = hit(
         "The Mines\n- Q: What is in the mines, then?\n- Herris warns them about the ankhegs below.",

@@ -127,6 +127,7 @@ class RetrievalConfig(Section):
     order: Literal["rank", "session"] = "rank"  # session: the top-k in session order (ranks kept for charts)
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions
+    retold_weight: float = Field(0.5, ge=0, le=1)  # a "Previously on…" scene counts this much (rag/search/structure.py)
     subject_page_first: bool = True  # "Who is X?": X's own page first
     link_weight: float = Field(0.5, ge=0)  # session passages that [[link]] a matching page get this x its score
     link_pages: int = Field(5, ge=1, le=50)  # how many of the best passages may lend their page's links

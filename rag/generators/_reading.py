@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from rag.campaign.table_talk import retells
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
@@ -78,8 +79,8 @@ def short_answer(
     ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about), ``named`` what every
     passage read for the question capitalises (``capitalised_within``; its own passage's when not given)."""
     kind = question.kind
-    if kind == "session":
-        return session_label(chunk) if chunk.session is not None else None
+    if kind == "session":  # a "Previously on…" scene tells what happened in an earlier session, not in its own
+        return session_label(chunk) if chunk.session is not None and not retells(chunk) else None
     if kind == "identity":
         return describe(question.subject, sentence, chunk, previous) if question.subject else None
     if kind in AMOUNT_KINDS:

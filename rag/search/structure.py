@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from rag.campaign.aliases import AliasTable
+from rag.campaign.table_talk import retells
 from rag.config import RetrievalConfig
 from rag.models import Chunk
 from rag.names import CLAUSE_BEFORE, introduction, norm
@@ -70,6 +71,10 @@ def reweigh(
         for cid in fused:
             if chunks[cid].is_reference:
                 fused[cid] *= config.reference_weight
+    if config.retold_weight != 1.0 and not question.definition:
+        for cid in fused:
+            if retells(chunks[cid]):
+                fused[cid] *= config.retold_weight
     return fused, links
 
 
