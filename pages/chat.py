@@ -32,11 +32,14 @@ CONFIDENCE_HELP = (
 )
 PLOT = {"displayModeBar": False}
 _MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 def _md(text: str) -> str:
-    """Note text shown as written (Markdown characters escaped; brackets kept for citation labels)."""
-    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+    """Note text shown as written (Markdown characters escaped; brackets kept for citation labels), each line break
+    kept, a trailing one too: an answer streams in pieces ("Previously on Session 2:\n", "- line [label]\n"), and
+    a piece's last break is where the next one starts a line."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in _LINE_BREAK.split(text))
 
 
 def badge(result: Answer) -> str:

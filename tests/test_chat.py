@@ -132,6 +132,7 @@ def test_what_happened_in_a_session_gets_its_recap(tmp_path):
     at = ask(start(CHAT), "What happened in session 2?")
     said = texts(at.chat_message[1].markdown)
     assert said.startswith("Previously on Session 2:") and "The notes don't say" not in said
-    assert "- The party descends into the mines below Kraghammer. [Session 2 · Into the Mines]" in said
+    shown = [line.strip() for line in said.splitlines()]  # as it streamed in: each line of the recap on its own
+    assert "- The party descends into the mines below Kraghammer. [Session 2 · Into the Mines]" in shown
     assert not at.warning and not at.error  # every citation resolved
     assert [p.proto.popover.label for p in at.get("popover")] == ["Session 2 · Into the Mines"]  # one click away
