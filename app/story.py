@@ -4,25 +4,23 @@ of session" cap), as the CLI's do; the chat's "Recap last session" asks it as a 
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from app.markdown import as_written
 from app.tables import without_empty
 from rag.models import Chunk, format_session
 from rag.pipeline import Cast, Entity, SessionEntry
 
 ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
-_MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
 
 
 def as_markdown(chunk: Chunk) -> str:
     """A passage's text as written, without its scene heading (shown beside it): Markdown characters escaped,
     line breaks kept."""
     text = chunk.text.split("\n", 1)[1] if chunk.heading and "\n" in chunk.text else chunk.text
-    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+    return as_written(text)
 
 
 def entities_frame(entities: list[Entity]) -> pd.DataFrame:

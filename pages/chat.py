@@ -7,12 +7,11 @@ conversation lives in this browser session only. Layout here; the work is in ``r
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from app import routing, sidebar, state, story
 from app.charts import WHY_CAPTION, cited_scores_figure, why_figure, why_legend
+from app.markdown import as_written
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Answer, format_session
@@ -31,15 +30,6 @@ CONFIDENCE_HELP = (
     "says. When it is not sure, open the passages before you rely on it."
 )
 PLOT = {"displayModeBar": False}
-_MD_SPECIAL = re.compile(r"([\\`*_<>#|~$])")
-_LINE_BREAK = re.compile(r"\r\n?|\n")
-
-
-def _md(text: str) -> str:
-    """Note text shown as written (Markdown characters escaped; brackets kept for citation labels), each line break
-    kept, a trailing one too: an answer streams in pieces ("Previously on Session 2:\n", "- line [label]\n"), and
-    a piece's last break is where the next one starts a line."""
-    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in _LINE_BREAK.split(text))
 
 
 def badge(result: Answer) -> str:
@@ -53,7 +43,7 @@ def badge(result: Answer) -> str:
             where = f"Session {format_session(first.session)}"
         else:
             where = first.title or first.source
-        return f":green-badge[Found it in {_md(where)}]"
+        return f":green-badge[Found it in {as_written(where)}]"
     if result.confidence == "medium":
         return ":orange-badge[Probably: check the passages below]"
     return ":gray-badge[Not sure: these passages may not answer it]"
@@ -71,12 +61,12 @@ def ask_again(i: int) -> None:
 def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> None:
     """An earlier turn as it ended: its answer, the error it met, or a question left without an answer."""
     with st.chat_message("user"):
-        st.markdown(_md(turn["question"]))
+        st.markdown(as_written(turn["question"]))
     with st.chat_message("assistant"):
         if turn["answer"] is not None:
             if fell_back := turn["answer"].trace.get("fallback"):  # the language model did not answer it
                 st.warning(fell_back, icon=":material/cloud_off:")
-            st.markdown(_md(turn["answer"].text))
+            st.markdown(as_written(turn["answer"].text))
             show_answer(turn["answer"], f"turn{i}", retrieval)
             return
         if turn.get("error"):
@@ -107,10 +97,10 @@ def show_citations(result: Answer) -> None:
             with columns[i % len(columns)].popover(chunk.name, icon=":material/menu_book:", width="stretch"):
                 session = f"Session {format_session(chunk.session)}" if chunk.session is not None else chunk.kind
                 st.markdown(
-                    f"**{_md(chunk.name)}**  \n:gray[{_md(session)} · {_md(chunk.heading or chunk.title)} · "
+                    f"**{as_written(chunk.name)}**  \n:gray[{as_written(session)} · {as_written(chunk.heading or chunk.title)} · "
                     f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]"
                 )
-                st.markdown(_md(chunk.text))
+                st.markdown(as_written(chunk.text))
 
 
 def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
@@ -121,11 +111,11 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         rewrite = result.borrowed or {}
         if rewrite:
             how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
-            st.markdown(f"Follow-up read as: **{_md(rewrite['standalone'])}** ({how})")
+            st.markdown(f"Follow-up read as: **{as_written(rewrite['standalone'])}** ({how})")
         keyword = (trace.get("variants") or {}).get("keyword", "")
         asked = rewrite.get("standalone") or result.question
         if keyword.startswith(asked) and keyword != asked:
-            st.markdown(f"Also looked for other names from your notes: **{_md(keyword[len(asked) :].strip())}**")
+            st.markdown(f"Also looked for other names from your notes: **{as_written(keyword[len(asked) :].strip())}**")
         if cap := sessions_said(trace.get("filters") or {}):
             st.markdown(cap)
         if trace.get("refusal_rule"):
@@ -138,9 +128,9 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.caption(WHY_CAPTION)
     with advanced:
         for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's
-            st.markdown(f"Also searched: {_md(text)}")
+            st.markdown(f"Also searched: {as_written(text)}")
         for stage, text in (trace.get("variants") or {}).items():
-            st.markdown(f"- {stage} search: {_md(text)}")
+            st.markdown(f"- {stage} search: {as_written(text)}")
         filters = trace.get("filters") or {}
         st.caption("Filters: " + (", ".join(f"{k} {v}" for k, v in filters.items()) if filters else "none"))
         if trace.get("support") is not None:
@@ -180,7 +170,7 @@ def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         show_citations(result)
         return
     if rewrite := result.borrowed:  # what a follow-up borrowed, in sight (how: under "Why this answer?")
-        st.caption(f"Read as a follow-up: {_md(rewrite['standalone'])}")
+        st.caption(f"Read as a follow-up: {as_written(rewrite['standalone'])}")
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)
@@ -268,7 +258,7 @@ if asking:
     turn = {"question": question, "answer": None}
     turns.append(turn)  # kept now: a question asked before this answer comes must not wipe this one out
     with st.chat_message("user"):
-        st.markdown(_md(question))
+        st.markdown(as_written(question))
     with st.chat_message("assistant"):
         cfg, filters = sidebar.search_settings(config)
         try:
@@ -279,13 +269,13 @@ if asking:
                 st.warning(notice, icon=":material/cloud_off:" if notice == fell_back else ":material/info:")
             said, answer_slot = st.empty(), st.empty()
             with answer_slot:
-                st.write_stream(_md(piece) for piece in stream)
+                st.write_stream(as_written(piece) for piece in stream)
             result = stream.answer
             if getattr(stream, "restarted", False):  # the model broke off midway: its words give way to the offline
                 said.warning(stream.fell_back, icon=":material/cloud_off:")
-                answer_slot.markdown(_md(result.text))
+                answer_slot.markdown(as_written(result.text))
             elif getattr(stream, "rewritten", False):  # citations were added after sentences the model left uncited
-                answer_slot.markdown(_md(result.text))
+                answer_slot.markdown(as_written(result.text))
         except ChroniclerError as err:
             turn["error"] = err.one_line()
             st.error(turn["error"])

@@ -3,7 +3,6 @@ and where the threshold cuts. The sidebar's mode, top-k, threshold and session c
 
 from __future__ import annotations
 
-import re
 from email.utils import parseaddr
 
 import streamlit as st
@@ -18,17 +17,17 @@ from app.charts import (
     why_figure,
     why_legend,
 )
+from app.markdown import as_written
 from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
 
 PLOT = {"displayModeBar": False}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
 def _md(text: str) -> str:
-    """Note text shown as written: Markdown characters escaped, line breaks kept."""
-    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", line) for line in text.splitlines())
+    """A passage's text as written: its brackets too (no citation label on this page)."""
+    return as_written(text, brackets=False)
 
 
 routing.require_router()
