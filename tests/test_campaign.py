@@ -294,5 +294,8 @@ def test_where_did_we_leave_off_is_answered_with_how_the_last_session_ended(tmp_
         assert title == "Session 1 ended with:" and len(said) == len(capped.citations) == 3
         assert "rope and lanterns" in said[-1] and canaries_in(capped.text) == []
         assert pipeline.answer("How did session 1 end?", "secrets").text == capped.text
+        assert pipeline.answer("Where are we now?", "secrets").text == latest.text
+        recap = pipeline.answer("What happened last time?", "secrets").text  # "last time": the last session
+        assert recap.startswith("Previously on Session 2:")
     finally:
         pipeline.close()

@@ -33,7 +33,7 @@ _AGAIN = re.compile(rf"\s+{_TAIL}$")
 _RECAP = re.compile(
     r"^\W*(?:so\s+)?(?:what\s+(?:happened|happens|went\s+(?:on|down)|did\s+(?:we|they|the\s+(?:party|group))\s+do)"
     r"|(?:give\s+(?:me|us)\s+)?(?:a\s+)?(?:recap|summary)(?:\s+of)?|summari[sz]e)"
-    r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game)|session\s+\d+(?:\.\d+)?)\W*$",
+    r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)\W*$",
     re.I,
 )
 # "Where did we leave off?", "How did last session end?": asked at the start of every game, it wants how the last
@@ -43,7 +43,7 @@ _ENDING = re.compile(
     r"^\W*(?:so\s+)?(?:where\s+(?:did|do|had)\s+(?:we|they|the\s+(?:party|group))\s+"
     r"(?:leave\s+off|left\s+off|stop|stopped|end|end\s+up|ended|finish|finished)"
     rf"(?:\s+(?:in|at|on|during)?\s*{_ONE_SESSION})?"
-    rf"|where\s+were\s+we|how\s+did\s+{_ONE_SESSION}\s+end|what\s+happened\s+at\s+the\s+end\s+of\s+{_ONE_SESSION})"
+    rf"|where\s+(?:were|are)\s+we(?:\s+now)?|how\s+did\s+{_ONE_SESSION}\s+end|what\s+happened\s+at\s+the\s+end\s+of\s+{_ONE_SESSION})"
     r"\W*$",
     re.I,
 )
@@ -181,7 +181,11 @@ def asks_first_mention(question: str) -> bool:
 
 
 # "When did we last see Kima?": answered where the notes last name Kima ("last session" is a session, not this)
-_LAST = re.compile(r"\b(?:last|latest|most\s+recently)\b(?!\s+(?:sessions?|time|game|episode|week|night)\b)", re.I)
+_LAST = re.compile(
+    r"\b(?:last|latest|most\s+recently)\b(?!\s+(?:sessions?|game|episode|week|night)\b)"
+    r"(?!\s+time\b(?!\s+(?:we|they|you|the\s+party|anyone)\b(?!\s+played\b)))",  # "the last time we saw Kima"
+    re.I,
+)
 
 
 def asks_last_mention(question: str) -> bool:

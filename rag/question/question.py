@@ -89,7 +89,7 @@ def read_question(text: str) -> Question:
     found_terms = [t for t in terms(text) if t is not None and t not in _FILLER]
     return Question(
         text=text,
-        kind=answer_kind(text),
+        kind=(kind := answer_kind(text)),
         focus=focus(text),
         subject=subject,
         definition=asks_definition(text),
@@ -97,7 +97,7 @@ def read_question(text: str) -> Question:
         last_mention=asks_last_mention(text),
         meeting=asks_meeting(text),
         several=asks_several(text),
-        ending=(ending := asks_ending(text)),
+        ending=asks_ending(text),
         number=asks_number(text),
         question_words=question_words(text),
         verbs=asked_verbs(text, role),
@@ -116,5 +116,5 @@ def read_question(text: str) -> Question:
         leans_back=leans_on_last_turn(text),
         session_mentions=session_mentions(text),
         sessions_named=sessions_named(text),
-        order=story_order(text) or (StoryOrder("last") if ending and not sessions_named(text) else None),
+        order=story_order(text) or (StoryOrder("last") if kind == "recap" and not sessions_named(text) else None),
     )

@@ -33,7 +33,11 @@ _BETWEEN = re.compile(
     rf"\b(?:between\s+)?(?:sessions?|episodes?)\s+{_NUMBER}\s*(?:and|to|through|-|–)\s*(?:sessions?\s+)?{_NUMBER}\b",
     re.I,
 )
-_LAST = re.compile(r"\b(?:last|previous|latest|most recent)\s+(?:session|episode|game|time we played)\b", re.I)
+# "last session", "the last game", and "last time" ending the question ("Who did we meet last time?"); "the last time
+# we saw Kima" asks when that was (rag.question.kinds)
+_LAST = re.compile(
+    r"\b(?:last|previous|latest|most recent)\s+(?:session|episode|game|time we played)\b|\blast\s+time\W*$", re.I
+)
 _SINCE = re.compile(rf"\b(?:since|after)\s+(?:session|episode)\s+{_NUMBER}\b", re.I)
 _BEFORE = re.compile(
     r"\bbefore\s+(?:we|the party|they)\s+(?:first\s+)?(?:reached|got to|arrived (?:at|in)|met|found|went to|entered)\s+"
