@@ -20,7 +20,7 @@ app: setup  ## set up, then start the dashboard on the demo campaign
 test: setup-dev  ## set up, then run the whole test suite (unit, AppTest, real browser)
 	.venv/bin/python -m pytest -q
 
-test-fast: setup-dev  ## everyday lane, under 3 minutes: unit, snapshot and AppTest; no browser, no big dev sets
+test-fast: setup-dev  ## everyday lane, about 5 minutes on 2 cores: unit, snapshot and AppTest; no browser, no big dev sets
 	.venv/bin/python -m pytest -q -m "not browser and not long and not stress"
 
 test-llm: setup-dev  ## against a real language model server: CHRONICLER_TEST_LLM_URL=http://127.0.0.1:8080/v1 (docs/LLM.md)
