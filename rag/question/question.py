@@ -115,6 +115,6 @@ def read_question(text: str) -> Question:
         terms=tuple(dict.fromkeys(found_terms)),
         leans_back=leans_on_last_turn(text),
         session_mentions=session_mentions(text),
-        sessions_named=sessions_named(text),
-        order=story_order(text) or (StoryOrder("last") if kind == "recap" and not sessions_named(text) else None),
+        sessions_named=(named_sessions := sessions_named(text)),
+        order=story_order(text) or (StoryOrder("last") if kind == "recap" and not named_sessions else None),
     )

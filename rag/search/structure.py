@@ -67,15 +67,17 @@ def reweigh(
                 links[passage.id] = links.get(passage.id, 0.0) + config.link_weight * fused[cid]
         for cid, bonus in links.items():
             fused[cid] = fused.get(cid, 0.0) + bonus
-    if config.reference_weight != 1.0 and not question.definition:
+    if not question.definition:  # what happened: told in a session note, where it happened
         for cid in fused:
-            if chunks[cid].is_reference:
-                fused[cid] *= config.reference_weight
-    if config.retold_weight != 1.0 and not question.definition:
-        for cid in fused:
-            if retells(chunks[cid]):
-                fused[cid] *= config.retold_weight
+            fused[cid] *= told_elsewhere(chunks[cid], config)
     return fused, links
+
+
+def told_elsewhere(chunk: Chunk, config: RetrievalConfig) -> float:
+    """How much a passage counts for a question about what happened: a page's (``reference_weight``) or a scene's
+    retelling an earlier session (``retold_weight``) for less, each told where it happened too."""
+    weight = config.reference_weight if chunk.is_reference else 1.0
+    return weight * config.retold_weight if retells(chunk) else weight
 
 
 def subject_page(
