@@ -476,6 +476,21 @@ def test_no_lead_rather_than_a_wrong_one():
     guard = "They meet the captain of the guard, Jarett, at dawn."
     assert lead("Who is the captain of the guard?", guard).startswith("Jarett.")
     assert lead("Who is the captain?", "At dawn they meet Captain Jarett and his men.").startswith("Captain Jarett.")
+    # any noun asked by its word works so ("Who is our enemy?"): the name the sentence gives as one, not its doer
+    enemy = "They work together under what Vox Machina discovered is a common enemy referred to as K'Varn."
+    assert lead("Who is our enemy?", enemy).startswith("K'Varn.")
+    assert lead("Who is our enemy?", "Vox Machina discovered the enemy had fled.") == ""
+    thief = "Nott, the thief, hides the bracelet while Caleb keeps watch."
+    assert lead("Who was the thief?", thief).startswith("Nott.")
+    assert lead("Who was the thief?", "Caleb catches a thief in the market.") == ""
+    assert lead("Who was the specter?", "The specter was Torre Jeppe, the miller.").startswith("Torre Jeppe.")
+    yeza = "She shares that the name of the halfling man she spoke about earlier was Yeza."
+    assert lead("Who was the halfling that Nott befriended?", yeza).startswith("Yeza.")
+    lover = "With the twilight the bird lover, whose name was Monedowa, appeared at the door, as a hunter."
+    assert lead("Who was the bird lover?", lover).startswith("Monedowa.")
+    assert lead("Who was the country mouse?", "Then Timmy Willie was a little country mouse.").startswith(
+        "Timmy Willie."
+    )
     armor = "Locke Hancock puts on the armor of the mummy king and feels no curse."
     assert lead("Who did Locke give the armor of the mummy king to?", armor) == ""
     # where something happened is not who did it; whom it went to may be

@@ -33,17 +33,21 @@ def given_as_owner(thing: str, name: str, sentence: str) -> bool:
 
 def given_role(role: str, name: str, sentence: str) -> bool:
     """The sentence gives the name that role: "King Murghol", "the captain of the guard, Jarett", "Adra, the tavern
-    owner"."""
+    owner", "a common enemy referred to as K'Varn", "the bird lover, whose name was Monedowa", or says the one is
+    the other ("Timmy Willie was a little country mouse", "The specter was Torre Jeppe")."""
     if norm(name).split()[:1] == [role]:
         return True
     r, n = re.escape(role), re.escape(name)
-    return bool(
-        re.search(
-            rf"\b{r}s?(?:\s+of\s+(?:the\s+)?\w+)?,?\s+(?:(?:named|called)\s+)?{n}|{n},?\s+(?:the\s+|a\s+)?(?:\w+\s+)?{r}\b",
-            sentence,
-            re.I,
-        )
+    called = r"(?:named|called|known\s+as|referred\s+to\s+as|whose\s+name\s+(?:is|was))"
+    det = r"(?:the|a|an|their|our|his|her|its)\s+"
+    forms = (
+        rf"\b{r}s?(?:\s+of\s+(?:the\s+)?\w+)?,?\s+(?:{called}\s+)?{n}",  # "the captain of the guard, Jarett"
+        rf"{n},?\s+(?:the\s+|a\s+)?(?:\w+\s+)?{r}\b",  # "Adra, the tavern owner"
+        rf"{n}\s+(?:is|was|are|were|became)\s+{det}(?:[\w-]+\s+){{0,2}}{r}\b",  # "Timmy Willie was a country mouse"
+        rf"\b{r}s?\s+(?:is|was)\s+(?:none other than\s+)?{n}",  # "The specter was Torre Jeppe"
+        rf"\bname\s+of\s+{det}(?:[\w-]+\s+){{0,2}}{r}\b[^.;]{{0,40}}?\s(?:is|was)\s+{n}",  # "the name of the halfling … was Yeza"
     )
+    return bool(re.search("|".join(forms), sentence, re.I))
 
 
 def says_asked_verb(question: Question, sentence: str) -> bool:

@@ -23,18 +23,25 @@ command: commander captain general | govern: governor mayor | guard: guard guard
 teach: teacher mentor master | serve: servant | found: founder
 """
 ROLES = {verb.strip(): frozenset(words.split()) for verb, words in (e.split(":") for e in _ROLE_WORDS.split("|"))}
-_ROLE_NAMES = frozenset().union(*ROLES.values())
 # "Who gave us the quest?": notes say who hired, sent or tasked the party ("sent down on a mission by the arcanist
 # Allura Vysoren"), seldom that someone "gave" it
 _WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
 _GIVES_WORK = "hire send task commission employ"
 # "Who gave us the map?": notes also say a thing was provided, offered or granted ("a map provided by Clarota")
 _GIVES = "provide offer grant"
-# "Who is the king of Kraghammer?" asks for the one the notes give that role ("King Murghol", "Adra, the owner"),
-# never any name in a sentence that mentions the role ("Scanlan suggests to the king…")
+# "Who is the king of Kraghammer?", "Who is our enemy?", "Who was the halfling that Nott befriended?" ask for the one
+# the notes call that ("King Murghol", "Adra, the owner", "a common enemy referred to as K'Varn"), never any name
+# in a sentence that mentions it ("Scanlan suggests to the king…", "what Vox Machina discovered is a common
+# enemy"). The noun is the last word of the phrase after the determiner, before what describes it further
 _ROLE_QUESTION = re.compile(
-    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+([a-z]+)\b(?!['’])", re.I
+    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+"
+    r"((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?!['’\w-])"
+    r"(?=\s+(?:that|who|whom|which|we|they|you|i|he|she|of|in|on|at|from|with|for|to|by|behind|among)\b|\W*$)",
+    re.I,
 )
+# A noun that only says "someone" ("Who was the person who…", "the one that…") names no role a sentence gives
+_SOMEONE_WORDS = "one person man woman guy girl boy people npc character creature figure individual"
+_SOMEONE = frozenset(_SOMEONE_WORDS.split())
 # "Whose skeleton…?", "Whose ship did we take?": the noun whose owner is asked
 _WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
@@ -76,9 +83,20 @@ def base(word: str) -> str:
 
 
 def asked_role(question: str) -> str | None:
-    """The role a "Who is the <role>…?" question asks for by its word ("king"), or None."""
-    m = _ROLE_QUESTION.match(question)
-    return m.group(1).casefold() if m and m.group(1).casefold() in _ROLE_NAMES else None
+    """The role a "Who is the <role>…?" question asks for by its word ("king", "enemy"), or None."""
+    m = _ROLE_QUESTION.match(question.strip())
+    role = m.group(1).split()[-1].casefold() if m else None
+    if role is None or role in _SOMEONE or role in STOPWORDS or not _may_be_noun(role):
+        return None  # "Who was the youngest of the sons?", "Who was the princess looking for?": no noun asked
+    return role
+
+
+def _may_be_noun(word: str) -> bool:
+    """lemminflect's dictionary knows the word as a noun, or does not know it ("halfling", "BBEG")."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word)
+    return not lemmas or "NOUN" in lemmas
 
 
 def asked_owner_of(question: str) -> str | None:
