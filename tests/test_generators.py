@@ -484,6 +484,9 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who was the thief?", thief).startswith("Nott.")
     assert lead("Who was the thief?", "Caleb catches a thief in the market.") == ""
     assert lead("Who was the specter?", "The specter was Torre Jeppe, the miller.").startswith("Torre Jeppe.")
+    # the subject of the verb asked, not a name before a clause of its own
+    assert lead("Who died?", "Percy does not know if his sister died in the north.") == ""
+    assert lead("Who died?", "Percy says that Grog died in the forge.").startswith("Grog.")
     yeza = "She shares that the name of the halfling man she spoke about earlier was Yeza."
     assert lead("Who was the halfling that Nott befriended?", yeza).startswith("Yeza.")
     lover = "With the twilight the bird lover, whose name was Monedowa, appeared at the door, as a hunter."

@@ -17,6 +17,8 @@ from rag.question.who import ROLES, WORD, base
 
 # "was hired", "has been sent", "got hired": the subject is not the one who did it
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
+# "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject
+_CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since)\b", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
@@ -73,7 +75,8 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     - By a role word: the name next to it ("The tavern owner, Adra, …", "Adra, the owner").
     - In the passive, the name after "by" ("hired by their friend Allura Vysoren"); a passive without one names
       no doer: in "The party was hired to go into Kraghammer seeking Lady Kima", Kima is whom they seek.
-    - "Who gave…?" asks for the subject: a name before the verb, the nearest first; "Who did Locke marry?" for
+    - "Who gave…?" asks for the subject: a name before the verb, the nearest first, not one before a clause of its
+      own ("Percy does not know if his sister died" says nothing of who died); "Who did Locke marry?" for
       the object: a name after it first.
     With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
     ("Who is the king…?") only a name given that role."""
@@ -94,5 +97,10 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
         return after + [n for n in names if n not in after]
     if _PASSIVE.search(sentence[: said.start()]):
         return agents
-    before = sorted((n for n in names if 0 <= sentence.find(n) < said.start()), key=lambda n: -sentence.find(n))
+
+    def subject(name: str) -> bool:  # before the verb, with no clause of its own between them
+        at = sentence.find(name)
+        return 0 <= at < said.start() and not _CLAUSE.search(sentence, at + len(name), said.start())
+
+    before = sorted(filter(subject, names), key=lambda n: -sentence.find(n))
     return agents + [n for n in before if n not in agents]
