@@ -254,6 +254,7 @@ class Reading:
     progress: IndexProgress | None = None  # the last step said: every passage it counts is stored
     outcome: str = "reading"  # "reading", then "done", "failed" or "stopped"
     finished: threading.Event = field(default_factory=threading.Event)
+    recounted: bool = False  # the page was drawn again once it stopped, so the sidebar counts the last step
 
     def line(self) -> str:
         p = self.progress or IndexProgress(0, 0)
@@ -273,7 +274,11 @@ def stopped(config: Config, campaign: str) -> Reading | None:
         with st.spinner("Stopping: keeping the passages being read…"):
             stopped_now = reading.finished.wait(config.limits.stop_wait_seconds)
         if stopped_now:
+            reading.recounted = True
             st.rerun()  # the sidebar's count was drawn before the last step was kept: drawn again with it
+    elif reading.outcome == "stopped" and not reading.recounted:
+        reading.recounted = True  # the same when the last step was kept between the sidebar's count and here
+        st.rerun()
     if reading.outcome not in ("stopped", "reading") or not (reading.progress and reading.progress.total):
         return None
     return reading
