@@ -39,26 +39,16 @@ def form(question) -> str:
     return "person: no verb"
 
 
-def _all_questions(path: str) -> list:
-    """Every question of the file, however long: a measured set stops at ``MAX_LINES`` questions, and FairytaleQA
-    train has 8,548."""
-    from rag.measure.questions import MAX_LINES, parse_questions
-
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [
-        q for i in range(0, len(lines), MAX_LINES) for q in parse_questions("\n".join(lines[i : i + MAX_LINES]), path)
-    ]
-
-
 def mine(args) -> list[dict]:
     from rag.config import load_config
     from rag.measure.answer_eval import key_term, lead_line
     from rag.measure.evaluation import corpora
+    from rag.measure.questions import load_training_questions
     from rag.names import norm
     from rag.pipeline import Pipeline
     from rag.question import read_question
 
-    questions = [q for q in _all_questions(args.questions) if q.evidence and q.sessions]
+    questions = [q for q in load_training_questions(args.questions) if q.evidence and q.sessions]
     questions = [q for q in questions if read_question(q.question).kind in LEAD_KINDS]
     config = load_config(overrides={"data_dir": str(Path(args.data).resolve()), "tracking.enabled": False})
     pipeline = Pipeline(config)

@@ -41,14 +41,13 @@ def log(msg: str) -> None:
 def mine(args) -> None:
     from rag.config import load_config
     from rag.measure.evaluation import corpora
-    from rag.measure.questions import _question
+    from rag.measure.questions import load_training_questions
     from rag.models import Filters
     from rag.names import norm
     from rag.pipeline import Pipeline
 
     config = load_config(overrides={"data_dir": str(Path(args.data).resolve()), "tracking.enabled": False})
-    lines = Path(args.questions).read_text(encoding="utf-8").splitlines()
-    questions = [_question(json.loads(line)) for line in lines if line.strip()]
+    questions = load_training_questions(args.questions)
     questions = [q for q in questions if q.evidence and q.sessions]
     rng = random.Random(args.seed)
     groups = corpora(Path(args.notes), questions, story_dirs=True)

@@ -63,19 +63,12 @@ def log(msg: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------- mining
-def read_questions(path: Path):
-    """Every question of a file (the app's parser caps a file at 5,000 lines; the train set has 8,548)."""
-    from rag.measure.questions import _question
-
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [_question(json.loads(line)) for line in lines if line.strip()]
-
-
 def mine(args) -> None:
     import yaml
 
     from rag.config import load_config
     from rag.measure.evaluation import corpora, from_gold_session, supports
+    from rag.measure.questions import load_training_questions
     from rag.pipeline import Pipeline
 
     overrides = {"reranker.enabled": False, "tracking.enabled": False, "data_dir": str(Path(args.data).resolve())}
@@ -83,7 +76,7 @@ def mine(args) -> None:
         key, _, value = item.partition("=")
         overrides[key.strip()] = yaml.safe_load(value) if value else ""
     config = load_config(overrides=overrides)
-    questions = read_questions(Path(args.questions))
+    questions = load_training_questions(Path(args.questions))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")

@@ -136,3 +136,10 @@ def load_questions(path: str | Path) -> list[GoldQuestion]:
     except OSError as err:
         raise QuestionFileError(f"Cannot read question file {path}: {err.strerror}.") from None
     return parse_questions(data, str(path))
+
+
+def load_training_questions(path: str | Path) -> list[GoldQuestion]:
+    """Every question of a training file, with no cap: a measured set stops at ``MAX_LINES`` questions, and
+    FairytaleQA train (for the learned models and their measurements, in ``scripts/``) has 8,548."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return [_question(json.loads(line)) for line in lines if line.strip()]
