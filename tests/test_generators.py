@@ -110,6 +110,43 @@ def test_a_question_about_several_occasions_gets_no_one_session_first():
     assert "[Session 3 · Part 4]" in text and "[Session 5 · Part 2]" in text
 
 
+def test_no_one_session_first_when_another_session_matches_as_well():
+    """ "In Session 3." is a guess when the reranker is nearly as sure of Session 5's passage: the player gets both
+    quotes, each cited, and picks. One session far surer than the others is named, and a "first met" question is
+    answered by the notes' order, whatever the reranker's sure-ness (the shipped ``session_lead.json``)."""
+    told = "Grog smashes a duergar patrol with his greataxe. The duergar flee into the dark."
+    again = "Grog smashes a duergar patrol with his greataxe near the forge, or so the bard tells it."
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+
+    def hits(sure_three: float, sure_five: float) -> list[Hit]:
+        return [replace(hit(told, 3, 4, 1), sure=sure_three), replace(hit(again, 5, 2, 2), sure=sure_five)]
+
+    question = "In which session did Grog smash the duergar patrol with his greataxe?"
+    assert answer_text(gen, question, hits(0.9, 0.1)).startswith("In Session 3. [Session 3 · Part 4]\n\n")
+    tied = answer_text(gen, question, hits(0.5, 0.48))
+    assert not tied.startswith("In Session")
+    assert "[Session 3 · Part 4]" in tied and "[Session 5 · Part 2]" in tied
+    first = answer_text(gen, "In which session did we first see Grog smash a duergar patrol?", hits(0.5, 0.48))
+    assert first.startswith("First named in Session 3.")
+
+
+def test_the_shipped_session_model_reads_what_the_answerer_computes():
+    """Small, says what it was trained on, and weighs only the numbers ``session_standing`` gives."""
+    from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_standing
+
+    model = load_decisions(str(SESSION_LEAD_PATH))
+    assert SESSION_LEAD_PATH.stat().st_size < 5_000 and "FairytaleQA train" in model.spec["trained_on"]
+    standing = session_standing([replace(HITS[0], sure=0.8), replace(HITS[1], sure=0.2)], (None, 2))
+    assert set(model.features) == set(standing) and standing["session_margin"] == pytest.approx(0.6)
+    assert (
+        model.probability("session_right", standing)
+        > 0.5
+        > model.probability(
+            "session_right", session_standing([replace(HITS[0], sure=0.3), replace(HITS[1], sure=0.3)], (None, 2))
+        )
+    )
+
+
 def test_a_previously_on_scene_names_no_session_first():
     """ "Previously on…" at the top of session 4 retells what happened before it: "In Session 4." from it would
     name the wrong session. The same line told under a scene of its own session leads as usual."""

@@ -1,5 +1,6 @@
 """The answerer's learned decisions: how likely an answer is to hold what answers it (``holds_evidence``), from
-the numbers the offline answerer records (``_signals``).
+the numbers the offline answerer records (``_signals``); how likely a "which session" short answer names the right
+session (``session_right``, ``session_lead.json``: ``session_standing``).
 
 Trained by ``scripts/train_answerer.py`` on FairytaleQA *train* only (no headline number comes from it): a
 logistic model per decision over standardised signals, shipped as ``decisions.json`` beside this module with its
@@ -15,7 +16,10 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
+from rag.models import Hit
+
 DECISIONS_PATH = Path(__file__).with_name("decisions.json")
+SESSION_LEAD_PATH = Path(__file__).with_name("session_lead.json")
 RULES = {  # a rule's refusal note → the signal saying it fired (as scripts/train_answerer.py reads it)
     "rule_says_unknown": " only says ",
     "rule_unsaid": "no passage found ",
@@ -36,7 +40,8 @@ class Decisions:
         if model is None or not signals:
             return None
         z = model["bias"]
-        for name, w, m, s in zip(self.features, model["weights"], model["mean"], model["scale"], strict=True):
+        names = model.get("features", self.features)  # a model may read fewer numbers than the file's list
+        for name, w, m, s in zip(names, model["weights"], model["mean"], model["scale"], strict=True):
             z += w * (float(signals.get(name, 0.0)) - m) / (s or 1.0)
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
@@ -50,7 +55,26 @@ def with_rules(signals: dict[str, float], support: float | None, note: str | Non
     return out
 
 
-@lru_cache(maxsize=2)
+def session_standing(hits: list[Hit], session: tuple[int | None, int]) -> dict[str, float]:
+    """How far the reranker puts one session's passages above every other session's: the best ``Hit.sure`` of a
+    passage of that session note, and its margin over the best of any other session note. A "which session" answer
+    names one session; when another session's passage matches the question nearly as well, the notes tell of it
+    there too, or the search is guessing (scripts/train_session_lead.py). Empty (nothing to decide by) when the
+    reranker gives no sure-ness on a scale."""
+    best: dict[tuple[int | None, int], float] = {}
+    for h in hits:
+        c = h.chunk
+        if h.sure is None or c.session is None or c.file_type != "markdown":
+            continue
+        key = (c.campaign_no, c.session)
+        best[key] = max(best.get(key, 0.0), h.sure)
+    if session not in best:
+        return {}
+    others = max((sure for key, sure in best.items() if key != session), default=0.0)
+    return {"session_sure": best[session], "session_margin": best[session] - others}
+
+
+@lru_cache(maxsize=4)
 def load_decisions(path: str = str(DECISIONS_PATH)) -> Decisions | None:
     p = Path(path)
     return Decisions(json.loads(p.read_text(encoding="utf-8"))) if p.is_file() else None

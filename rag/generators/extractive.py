@@ -18,6 +18,7 @@ import numpy as np
 
 from rag.config import AnswerConfig, ReadingConfig
 from rag.generators import Generator, History, Support
+from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_standing
 from rag.generators._reading import (
     DETAIL_KINDS,
     capitalised_within,
@@ -270,6 +271,10 @@ class ExtractiveGenerator(Generator):
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)
             if found and question.kind == "session":
+                if not by_order(question) and not sure_of_session(
+                    sentence, scored, self.config.reading.session_lead_floor
+                ):
+                    return None
                 return f"{when_first(question, sentence.text)}{found}", sentence
             if found:
                 return found, sentence
@@ -284,6 +289,25 @@ def standing(hit: Hit, weigh: ReadingConfig) -> float:
     if hit.sure is None:
         return weigh.pick_rank_alone / hit.rank
     return weigh.pick_rank / hit.rank + weigh.pick_sure * hit.sure
+
+
+def by_order(question: Question) -> bool:
+    """ "When did we first meet X?" and "…last see X?" are answered by the order of the notes (the search's
+    first-mention stage), not by how well one passage matches the question: how sure the reranker is of it says
+    nothing of whether it comes first."""
+    return question.first_mention or question.last_mention
+
+
+def sure_of_session(source: Sentence, scored: list[Sentence], floor: float) -> bool:
+    """Whether the session ``source`` is from is likely enough the one that answers to name it first (the learned
+    ``session_right``, ``_decisions.session_standing``). A "which session" answer is wrong when another session's
+    passage matches the question nearly as well: the event is told there too, or the search is guessing. Without
+    the model, or a reranker whose scores have a scale, the session is named as before."""
+    model = load_decisions(str(SESSION_LEAD_PATH))
+    hits = list({id(s.hit): s.hit for s in scored}.values())
+    standing = session_standing(hits, (source.hit.chunk.campaign_no, source.hit.chunk.session))
+    likely = model.probability("session_right", standing) if model else None
+    return likely is None or likely >= floor
 
 
 def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str) -> list[tuple[Sentence, list[int]]]:
