@@ -40,8 +40,7 @@ class Decisions:
         if model is None or not signals:
             return None
         z = model["bias"]
-        names = model.get("features", self.features)  # a model may read fewer numbers than the file's list
-        for name, w, m, s in zip(names, model["weights"], model["mean"], model["scale"], strict=True):
+        for name, w, m, s in zip(self.features, model["weights"], model["mean"], model["scale"], strict=True):
             z += w * (float(signals.get(name, 0.0)) - m) / (s or 1.0)
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 

@@ -302,7 +302,7 @@ def sure_of_session(source: Sentence, scored: list[Sentence], floor: float) -> b
     """Whether the session ``source`` is from is likely enough the one that answers to name it first (the learned
     ``session_right``, ``_decisions.session_standing``). A "which session" answer is wrong when another session's
     passage matches the question nearly as well: the event is told there too, or the search is guessing. Without
-    the model, or a reranker whose scores have a scale, the session is named as before."""
+    the model's file, or without a reranker whose scores have a scale (``Hit.sure``), the session is named."""
     model = load_decisions(str(SESSION_LEAD_PATH))
     hits = list({id(s.hit): s.hit for s in scored}.values())
     standing = session_standing(hits, (source.hit.chunk.campaign_no, source.hit.chunk.session))
