@@ -6,13 +6,16 @@ PORT ?= 8501
 # This computer only; to share on your network see README.md, "Sharing with your table".
 ADDRESS ?= 127.0.0.1
 
-.PHONY: app test test-fast test-llm snapshots setup setup-dev lint eval eval-heldout report bench screenshots
+.PHONY: app test test-fast test-llm snapshots setup setup-dev setup-train lint eval eval-heldout report bench screenshots
 
 setup:
 	bash scripts/setup.sh app
 
 setup-dev:
 	bash scripts/setup.sh dev
+
+setup-train:  ## what rebuilding the learned models needs (scripts/train_*.py): scikit-learn, lightgbm
+	bash scripts/setup.sh train
 
 app: setup  ## set up, then start the dashboard on the demo campaign
 	.venv/bin/python -m streamlit run streamlit_app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Create .venv and install what the project needs. Idempotent: a second run with unchanged
-# requirements does nothing. Usage: scripts/setup.sh [app|dev]
+# requirements does nothing. Usage: scripts/setup.sh [app|dev|train]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-app}"
 req=requirements.txt
 [ "$what" = dev ] && req=requirements-dev.txt
+[ "$what" = train ] && req=requirements-train.txt
 
 PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
@@ -25,7 +26,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-if [ "$what" = dev ] && [ ! -x /usr/bin/chromium ]; then
+if [ "$what" != app ] && [ ! -x /usr/bin/chromium ]; then
   # Browser tests drive Debian's Chromium; Playwright never downloads a browser of its own.
   echo "Installing Debian's chromium for the browser tests…"
   SUDO=""; [ "$(id -u)" != 0 ] && SUDO="sudo"

@@ -125,26 +125,9 @@ FEATURES = [
 ]
 
 
-def fit(x: np.ndarray, y: np.ndarray, groups: np.ndarray, seed: int):
-    """A logistic model on standardised features; its strength chosen by grouped cross-validation (a story's
-    questions stay on one side) for the log-loss."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_score
-
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
-    z = (x - mean) / scale
-    best = None
-    for c in (0.01, 0.03, 0.1, 0.3, 1.0):
-        model = LogisticRegression(C=c, max_iter=2000)
-        score = cross_val_score(model, z, y, groups=groups, cv=GroupKFold(5), scoring="neg_log_loss").mean()
-        log(f"  C={c}: cross-validated log-loss {-score:.4f}")
-        if best is None or score > best[0]:
-            best = (score, c)
-    model = LogisticRegression(C=best[1], max_iter=2000).fit(z, y)
-    return model, mean, scale, best[1]
-
-
 def train(args) -> None:
+    from rag.measure.logistic import fit_logistic
+
     rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
     groups = np.array([r["id"].rsplit("-", 1)[0] for r in rows])  # the story
     x = np.array([features(r, FEATURES) for r in rows])
@@ -166,17 +149,10 @@ def train(args) -> None:
         targets["answerable"] = (np.ones(len(rows), bool), np.array([r["answerable"] for r in rows]))
     for target, (keep, y) in targets.items():
         log(f"{target}: {int(keep.sum())} rows, {int(y[keep].sum())} positive")
-        model, mean, scale, c = fit(x[keep], y[keep].astype(int), groups[keep], args.seed)
-        out["models"][target] = {
-            "weights": [round(float(w), 6) for w in model.coef_[0]],
-            "bias": round(float(model.intercept_[0]), 6),
-            "mean": [round(float(m), 6) for m in mean],
-            "scale": [max(round(float(s), 6), 1e-6) for s in scale],
-            "C": c,
-            "rows": int(keep.sum()),
-        }
-        order = np.argsort(-np.abs(model.coef_[0]))
-        log("  weights: " + ", ".join(f"{FEATURES[i]} {model.coef_[0][i]:+.2f}" for i in order[:8]))
+        spec = fit_logistic(x[keep], y[keep].astype(int), groups[keep], log)
+        out["models"][target] = spec
+        order = np.argsort(-np.abs(spec["weights"]))
+        log("  weights: " + ", ".join(f"{FEATURES[i]} {spec['weights'][i]:+.2f}" for i in order[:8]))
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")
 
@@ -194,7 +170,6 @@ def main() -> int:
     t = sub.add_parser("train")
     t.add_argument("--train", required=True)
     t.add_argument("--out", required=True)
-    t.add_argument("--seed", type=int, default=0)
     t.add_argument("--answerable", action="store_true", help="also the answerability model (an experiment)")
     t.add_argument(
         "--source",

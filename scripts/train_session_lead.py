@@ -12,7 +12,8 @@ passages the answerer reads are rows, labelled by whether the session is gold.
     python scripts/train_session_lead.py train --train /tmp/session_lead/train.jsonl \\
         --out rag/generators/session_lead.json
 
-``mine`` takes ~5 minutes on 2 cores with the stories already indexed in ``--data`` (~15 the first time).
+``mine`` takes ~5 minutes on 2 cores with the stories already indexed in ``--data`` (~15 the first time); ``train``
+needs scikit-learn (``make setup-train``).
 """
 
 from __future__ import annotations
@@ -74,43 +75,23 @@ def mine(args) -> None:
 
 
 def train(args) -> None:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_score
+    from rag.measure.logistic import fit_logistic
 
     rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
     x = np.array([[float(r[n]) for n in FEATURES] for r in rows])
     y = np.array([int(r["gold"]) for r in rows])
     groups = np.array([r["story"] for r in rows])  # a story's questions stay on one side of each fold
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
-    z = (x - mean) / scale
-    best = None
-    for c in (0.01, 0.1, 1.0, 10.0):
-        score = cross_val_score(
-            LogisticRegression(C=c, max_iter=2000), z, y, groups=groups, cv=GroupKFold(5), scoring="neg_log_loss"
-        ).mean()
-        log(f"C={c}: cross-validated log-loss {-score:.4f}")
-        if best is None or score > best[0]:
-            best = (score, c)
-    model = LogisticRegression(C=best[1], max_iter=2000).fit(z, y)
+    model = fit_logistic(x, y, groups, log)
     log(
         f"{len(rows)} rows, {int(y.sum())} gold; weights "
-        + ", ".join(f"{n} {w:+.2f}" for n, w in zip(FEATURES, model.coef_[0], strict=True))
+        + ", ".join(f"{n} {w:+.2f}" for n, w in zip(FEATURES, model["weights"], strict=True))
     )
     spec = {
         "features": FEATURES,
         "trained_on": args.source,
         "rows": len(rows),
         "script": "scripts/train_session_lead.py (mine, then train; see its docstring)",
-        "models": {
-            "session_right": {
-                "weights": [round(float(w), 6) for w in model.coef_[0]],
-                "bias": round(float(model.intercept_[0]), 6),
-                "mean": [round(float(m), 6) for m in mean],
-                "scale": [max(round(float(s), 6), 1e-6) for s in scale],
-                "C": best[1],
-                "rows": len(rows),
-            }
-        },
+        "models": {"session_right": model},
     }
     Path(args.out).write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")
