@@ -14,7 +14,9 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=".venv/.installed-$what"
-want="$(cat requirements.txt "$req" | sha256sum | cut -c1-16)"
+files=(requirements.txt "$req")
+[ "$what" = train ] && files=(requirements.txt requirements-dev.txt "$req")  # train's file includes dev's
+want="$(cat "${files[@]}" | sha256sum | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "Installing $req (torch==2.13.0 CPU build; first time takes a few minutes)…"
   # /opt/wheels holds the CPU torch wheel on these machines; without it pip would fetch CUDA builds.
