@@ -41,7 +41,7 @@ def log(msg: str) -> None:
 
 def mine(args) -> None:
     from rag.config import load_config
-    from rag.generators._decisions import session_standing
+    from rag.generators._decisions import session_of, session_standing
     from rag.measure.evaluation import corpora
     from rag.measure.questions import load_training_questions
     from rag.pipeline import Pipeline
@@ -59,7 +59,7 @@ def mine(args) -> None:
                 pipeline.index(folder, campaign)
                 for q in asked:
                     hits = pipeline.search(q.question, campaign).hits
-                    order = [(h.chunk.campaign_no, h.chunk.session) for h in hits if h.chunk.session is not None]
+                    order = [key for h in hits if (key := session_of(h.chunk)) is not None]
                     for key in list(dict.fromkeys(order))[:SESSIONS_PER_QUESTION]:
                         standing = session_standing(hits, key)
                         if not standing:

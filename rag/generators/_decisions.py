@@ -16,10 +16,11 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-from rag.models import Hit
+from rag.models import Chunk, Hit
 
 DECISIONS_PATH = Path(__file__).with_name("decisions.json")
 SESSION_LEAD_PATH = Path(__file__).with_name("session_lead.json")
+SessionKey = tuple[int | None, float]  # (campaign number, session) of a session note
 RULES = {  # a rule's refusal note → the signal saying it fired (as scripts/train_answerer.py reads it)
     "rule_says_unknown": " only says ",
     "rule_unsaid": "no passage found ",
@@ -54,19 +55,23 @@ def with_rules(signals: dict[str, float], support: float | None, note: str | Non
     return out
 
 
-def session_standing(hits: list[Hit], session: tuple[int | None, int]) -> dict[str, float]:
+def session_of(chunk: Chunk) -> SessionKey | None:
+    """The session note a passage is from (campaign number, session), or None for a page or another document:
+    what a "which session" answer would name (``_reading.session_label``)."""
+    return (chunk.campaign_no, chunk.session) if chunk.session is not None and chunk.file_type == "markdown" else None
+
+
+def session_standing(hits: list[Hit], session: SessionKey) -> dict[str, float]:
     """How far the reranker puts one session's passages above every other session's: the best ``Hit.sure`` of a
     passage of that session note, and its margin over the best of any other session note. A "which session" answer
     names one session; when another session's passage matches the question nearly as well, the notes tell of it
     there too, or the search is guessing (scripts/train_session_lead.py). Empty (nothing to decide by) when the
     reranker gives no sure-ness on a scale."""
-    best: dict[tuple[int | None, int], float] = {}
+    best: dict[SessionKey, float] = {}
     for h in hits:
-        c = h.chunk
-        if h.sure is None or c.session is None or c.file_type != "markdown":
-            continue
-        key = (c.campaign_no, c.session)
-        best[key] = max(best.get(key, 0.0), h.sure)
+        key = session_of(h.chunk)
+        if h.sure is not None and key is not None:
+            best[key] = max(best.get(key, 0.0), h.sure)
     if session not in best:
         return {}
     others = max((sure for key, sure in best.items() if key != session), default=0.0)

@@ -18,7 +18,7 @@ import numpy as np
 
 from rag.config import AnswerConfig, ReadingConfig
 from rag.generators import Generator, History, Support
-from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_standing
+from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_of, session_standing
 from rag.generators._reading import (
     DETAIL_KINDS,
     capitalised_within,
@@ -271,7 +271,7 @@ class ExtractiveGenerator(Generator):
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)
             if found and question.kind == "session":
-                if not by_order(question) and not sure_of_session(
+                if not question.by_order and not sure_of_session(
                     sentence, scored, self.config.reading.session_lead_floor
                 ):
                     return None
@@ -291,13 +291,6 @@ def standing(hit: Hit, weigh: ReadingConfig) -> float:
     return weigh.pick_rank / hit.rank + weigh.pick_sure * hit.sure
 
 
-def by_order(question: Question) -> bool:
-    """ "When did we first meet X?" and "…last see X?" are answered by the order of the notes (the search's
-    first-mention stage), not by how well one passage matches the question: how sure the reranker is of it says
-    nothing of whether it comes first."""
-    return question.first_mention or question.last_mention
-
-
 def sure_of_session(source: Sentence, scored: list[Sentence], floor: float) -> bool:
     """Whether the session ``source`` is from is likely enough the one that answers to name it first (the learned
     ``session_right``, ``_decisions.session_standing``). A "which session" answer is wrong when another session's
@@ -305,8 +298,8 @@ def sure_of_session(source: Sentence, scored: list[Sentence], floor: float) -> b
     the model's file, or without a reranker whose scores have a scale (``Hit.sure``), the session is named."""
     model = load_decisions(str(SESSION_LEAD_PATH))
     hits = list({id(s.hit): s.hit for s in scored}.values())
-    standing = session_standing(hits, (source.hit.chunk.campaign_no, source.hit.chunk.session))
-    likely = model.probability("session_right", standing) if model else None
+    key = session_of(source.hit.chunk)
+    likely = model.probability("session_right", session_standing(hits, key)) if model and key else None
     return likely is None or likely >= floor
 
 

@@ -77,6 +77,12 @@ class Question:
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def by_order(self) -> bool:
+        """Answered by the order of the notes ("When did we first meet X?", "…last see X?"): the earliest or latest
+        passage naming X (the search's first-mention stage), not the one that best matches the question's words."""
+        return self.first_mention or self.last_mention
+
 
 def read_question(text: str) -> Question:
     """Read a question once. Cheap (tens of microseconds): a pure function of the text."""

@@ -218,11 +218,7 @@ class Retriever:
         stages = {s: t for s, t in stages.items() if mode in (s, "hybrid")}
         if mode == "hybrid" and self.config.retrieval.context_weight > 0:
             stages["context"] = stages["keyword"]  # the same words, over each passage with its neighbours
-        if (
-            mode == "hybrid"
-            and self.config.retrieval.first_mention_weight > 0
-            and (question.first_mention or question.last_mention)
-        ):
+        if mode == "hybrid" and self.config.retrieval.first_mention_weight > 0 and question.by_order:
             stages["first_mention"] = query
         return stages
 
