@@ -76,6 +76,7 @@ class _NoVectors:
 
     name = "no-vectors"
     dim = 384
+    other_names: tuple[str, ...] = ()
 
     def embed_batch(self, texts):
         import numpy as np
@@ -95,7 +96,7 @@ def mine(args) -> Path:
         return out
     from rag.config import load_config
     from rag.measure.evaluation import corpora, supports
-    from rag.measure.questions import load_questions
+    from rag.measure.questions import load_training_questions
     from rag.pipeline import Pipeline
 
     config = load_config(
@@ -107,7 +108,7 @@ def mine(args) -> Path:
             "tracking.enabled": False,
         }
     )
-    questions = [q for q in load_questions(args.questions) if q.evidence and q.answerable]
+    questions = [q for q in load_training_questions(args.questions) if q.evidence and q.answerable]
     log(f"{len(questions)} train questions with evidence")
     # Keyword mining never queries vectors, so the index gets placeholder ones instead of ~7k embeddings
     pipeline = Pipeline(config, embedder=_NoVectors() if args.mode == "keyword" else None)
