@@ -18,20 +18,25 @@ import json
 from pathlib import Path
 
 REPLIES = Path(__file__).resolve().parent / "fixtures" / "llm_replies"
+OPENING_WORDS = 4  # enough to tell the four prompts apart; the rules after them may be reworded
 
 
 def kind_of(messages: list[dict]) -> str:
     """Which of Chronicler's requests this is, from its system prompt's opening words (stable across rewordings of
-    the rules that follow them)."""
+    the rules that follow them), compared with the opening words of the product's own prompts."""
+    from rag.expanders.llm import PROMPT as EXPAND_PROMPT
+    from rag.generators import REWRITE_PROMPT, SYSTEM_PROMPT
+    from rag.rerankers.llm import PROMPT as RERANK_PROMPT
+
     system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
-    if system.startswith("You answer"):
-        return "answer"
-    if system.startswith("Rewrite the player's last question"):
-        return "rewrite"
-    if system.startswith("You rate passages"):
-        return "rerank"
-    if system.startswith("You help search"):
-        return "expand"
+    for kind, prompt in (
+        ("answer", SYSTEM_PROMPT),
+        ("rewrite", REWRITE_PROMPT),
+        ("rerank", RERANK_PROMPT),
+        ("expand", EXPAND_PROMPT),
+    ):
+        if system.split()[:OPENING_WORDS] == prompt.split()[:OPENING_WORDS]:
+            return kind
     return "other"
 
 
