@@ -52,12 +52,17 @@ eval: setup  ## retrieval and answers on every dev set → docs/eval/*.json → 
 	$(MAKE) --no-print-directory report
 
 HELDOUT := ../heldout
-eval-heldout: setup  ## the held-out vault (not in this repo: scripts/heldout_questions.py says how to get it)
-	.venv/bin/python scripts/heldout_questions.py $(HELDOUT)/vault-ryboure > $(HELDOUT)/vault-ryboure-questions.jsonl
-	$(EVAL) --numbers-only --notes $(HELDOUT)/vault-ryboure --questions $(HELDOUT)/vault-ryboure-questions.jsonl --json docs/eval/vault-ryboure.json
+HELDOUT_VAULTS := vault-ryboure vault-lightingale
+eval-heldout: setup  ## the held-out vaults found in ../heldout (not in this repo: scripts/heldout_questions.py says how to get them)
+	@for v in $(HELDOUT_VAULTS); do \
+	  if [ -d $(HELDOUT)/$$v ]; then \
+	    .venv/bin/python scripts/heldout_questions.py $(HELDOUT)/$$v > $(HELDOUT)/$$v-questions.jsonl && \
+	    $(EVAL) --numbers-only --notes $(HELDOUT)/$$v --questions $(HELDOUT)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
+	  else echo "$(HELDOUT)/$$v is missing: skipped (scripts/heldout_questions.py says how to get it)"; fi; \
+	done
 	$(MAKE) --no-print-directory report
 
-REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-ryboure.json))
+REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-ryboure.json vault-lightingale.json))
 report:  ## docs/EVALUATION.md's tables from the eval JSON files
 	.venv/bin/python -m rag report --section retrieval $(REPORTED) > /dev/null
 	.venv/bin/python -m rag report --section answers $(REPORTED) > /dev/null

@@ -1,17 +1,22 @@
-"""Rebuild the held-out question set (vault-ryboure) from its locators and the vault, which is not in this repository.
+"""Rebuild a held-out question set from its locators and its vault, which is not in this repository.
 
 Why held out: the defaults were tuned on vault-toa, CRD3 and FairytaleQA, and their numbers did not carry to real
-vaults nobody had seen. This set checks that: no choice may look at it (docs/EVALUATION.md says which numbers
-come from it). The vault is a public player vault without a licence, so neither it nor its text is here: the
-questions (written in our own words, without looking at the product) are, with each evidence span given as its
-place in a file of the vault at commit a0f906e.
+vaults nobody had seen. These sets check that: no choice may look at them (docs/EVALUATION.md says which numbers
+come from them). Each vault is a public player vault without a licence, so neither it nor its text is here: the
+questions (written in our own words, by helpers who never saw the product) are, in
+``docs/eval/questions/<vault folder>-locators.jsonl``, with each evidence span given as its place in a file of the
+vault at one commit:
+
+    vault-ryboure      https://github.com/zeal0u5/ryboureCampaign     a0f906e
+    vault-lightingale  https://github.com/n1ckd/LightingaleNotes      f67e6ce91fac07adf313d9c11ef93111c6cf1aab
 
     git clone https://github.com/zeal0u5/ryboureCampaign ../heldout/vault-ryboure
     git -C ../heldout/vault-ryboure checkout a0f906e
     python scripts/heldout_questions.py ../heldout/vault-ryboure > ../heldout/vault-ryboure-questions.jsonl
     python -m rag eval --notes ../heldout/vault-ryboure --questions ../heldout/vault-ryboure-questions.jsonl --answers
 
-Stdlib only. Exits 1 with a message when a file is missing or an offset does not fit (another commit).
+(``make eval-heldout`` runs every vault of the table found in ../heldout.) Stdlib only. Exits 1 with a message
+when a file is missing or an offset does not fit (another commit).
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ import json
 import sys
 from pathlib import Path
 
-LOCATORS = Path(__file__).resolve().parent.parent / "docs" / "eval" / "questions" / "vault-ryboure-locators.jsonl"
+QUESTIONS = Path(__file__).resolve().parent.parent / "docs" / "eval" / "questions"
 
 
-def rebuild(vault: Path, locators: Path = LOCATORS) -> list[dict]:
+def rebuild(vault: Path, locators: Path | None = None) -> list[dict]:
     """The question records with each evidence locator ({file, start, end}) replaced by the text it points at."""
+    locators = locators or QUESTIONS / f"{vault.resolve().name}-locators.jsonl"
+    if not locators.is_file():
+        raise SystemExit(f"{locators} is missing: no held-out questions for a vault named {vault.resolve().name}")
     texts: dict[str, str] = {}
     out = []
     for number, line in enumerate(locators.read_text(encoding="utf-8").splitlines(), start=1):
@@ -42,7 +50,7 @@ def rebuild(vault: Path, locators: Path = LOCATORS) -> list[dict]:
             text = texts[name]
             if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
                 raise SystemExit(
-                    f"line {number} ({record.get('id')}): {name}[{start}:{end}] does not fit: commit a0f906e?"
+                    f"line {number} ({record.get('id')}): {name}[{start}:{end}] does not fit: the commit this script names?"
                 )
             evidence.append(text[start:end])
         record["evidence"] = evidence
