@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import sys
@@ -41,12 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _training import ROOT, log  # offline models, the project importable
 
 DEV_SETS = ("fairytaleqa-val", "crd3")  # what we measure on: never train on these
 HF_FILES = (
@@ -57,10 +51,6 @@ HF_FILES = (
     "tokenizer_config.json",
     "vocab.txt",
 )
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 def refuse_dev_sets(*paths: str) -> None:

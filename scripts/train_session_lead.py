@@ -20,23 +20,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from _training import log  # offline models, the project importable
 
 FEATURES = ["session_sure", "session_margin"]
 SESSIONS_PER_QUESTION = 2  # the lead comes from the best quotes, nearly always of the first or second session
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 def mine(args) -> None:
