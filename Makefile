@@ -6,7 +6,7 @@ PORT ?= 8501
 # This computer only; to share on your network see README.md, "Sharing with your table".
 ADDRESS ?= 127.0.0.1
 
-.PHONY: app test test-fast test-llm snapshots setup setup-dev setup-train lint eval eval-heldout report bench screenshots
+.PHONY: app test test-fast test-llm snapshots setup setup-dev setup-train lint eval eval-heldout eval-devvaults report bench screenshots
 
 setup:
 	bash scripts/setup.sh app
@@ -53,16 +53,26 @@ eval: setup  ## retrieval and answers on every dev set → docs/eval/*.json → 
 
 HELDOUT := ../heldout
 HELDOUT_VAULTS := vault-ryboure vault-lightingale
-eval-heldout: setup  ## the held-out vaults found in ../heldout (not in this repo: scripts/heldout_questions.py says how to get them)
+eval-heldout: setup  ## the held-out vaults found in ../heldout (not in this repo: scripts/outside_questions.py says how to get them)
 	@for v in $(HELDOUT_VAULTS); do \
 	  if [ -d $(HELDOUT)/$$v ]; then \
-	    .venv/bin/python scripts/heldout_questions.py $(HELDOUT)/$$v > $(HELDOUT)/$$v-questions.jsonl && \
+	    .venv/bin/python scripts/outside_questions.py $(HELDOUT)/$$v > $(HELDOUT)/$$v-questions.jsonl && \
 	    $(EVAL) --numbers-only --notes $(HELDOUT)/$$v --questions $(HELDOUT)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
-	  else echo "$(HELDOUT)/$$v is missing: skipped (scripts/heldout_questions.py says how to get it)"; fi; \
+	  else echo "$(HELDOUT)/$$v is missing: skipped (scripts/outside_questions.py says how to get it)"; fi; \
 	done
 	$(MAKE) --no-print-directory report
 
-REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-ryboure.json vault-lightingale.json))
+DEVVAULTS := ../devvaults
+eval-devvaults: setup  ## dev vaults not in this repo, found in ../devvaults (scripts/outside_questions.py says how to get them)
+	@for v in vault-goblins; do \
+	  if [ -d $(DEVVAULTS)/$$v ]; then \
+	    .venv/bin/python scripts/outside_questions.py $(DEVVAULTS)/$$v > $(DEVVAULTS)/$$v-questions.jsonl && \
+	    $(EVAL) --notes $(DEVVAULTS)/$$v --questions $(DEVVAULTS)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
+	  else echo "$(DEVVAULTS)/$$v is missing: skipped (scripts/outside_questions.py says how to get it)"; fi; \
+	done
+	$(MAKE) --no-print-directory report
+
+REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-goblins.json vault-ryboure.json vault-lightingale.json))
 report:  ## docs/EVALUATION.md's tables from the eval JSON files
 	.venv/bin/python -m rag report --section retrieval $(REPORTED) > /dev/null
 	.venv/bin/python -m rag report --section answers $(REPORTED) > /dev/null

@@ -26,6 +26,8 @@ SETS = {
     "crd3-questions": SHARED / "crd3-questions.jsonl",
     "crd3-unanswerable": ROOT / "docs/eval/questions/crd3-unanswerable.jsonl",
     "fairytaleqa-val": SHARED / "fairytaleqa-val.jsonl",
+    # a vault not in this repository: its questions' ids and kinds are in its locators (scripts/outside_questions.py)
+    "vault-goblins-questions": ROOT / "docs/eval/questions/vault-goblins-locators.jsonl",
 }
 
 

@@ -1,22 +1,24 @@
-"""Rebuild a held-out question set from its locators and its vault, which is not in this repository.
+"""Rebuild the question set of a vault that is not in this repository, from its locators and the vault.
 
-Why held out: the defaults were tuned on vault-toa, CRD3 and FairytaleQA, and their numbers did not carry to real
-vaults nobody had seen. These sets check that: no choice may look at them (docs/EVALUATION.md says which numbers
-come from them). Each vault is a public player vault without a licence, so neither it nor its text is here: the
+These vaults are public players' and GMs' notes without a licence, so neither a vault nor its text is here: its
 questions (written in our own words, by helpers who never saw the product) are, in
 ``docs/eval/questions/<vault folder>-locators.jsonl``, with each evidence span given as its place in a file of the
-vault at one commit:
+vault at one commit. Two are held out: the defaults were tuned on vault-toa, CRD3 and FairytaleQA, and their
+numbers did not carry to real vaults nobody had seen, so no choice may look at these (docs/EVALUATION.md says which
+numbers come from them). One is a dev vault, split into tune and test like the others (docs/eval/splits.json).
 
-    vault-ryboure      https://github.com/zeal0u5/ryboureCampaign     a0f906e
-    vault-lightingale  https://github.com/n1ckd/LightingaleNotes      f67e6ce91fac07adf313d9c11ef93111c6cf1aab
+    held out  vault-ryboure      https://github.com/zeal0u5/ryboureCampaign   a0f906e
+    held out  vault-lightingale  https://github.com/n1ckd/LightingaleNotes    f67e6ce91fac07adf313d9c11ef93111c6cf1aab
+    dev       vault-goblins      https://github.com/thegavs/gavs-goblins      40807740b7203ddbd679edafa4c65c523b070978
 
     git clone https://github.com/zeal0u5/ryboureCampaign ../heldout/vault-ryboure
     git -C ../heldout/vault-ryboure checkout a0f906e
-    python scripts/heldout_questions.py ../heldout/vault-ryboure > ../heldout/vault-ryboure-questions.jsonl
+    python scripts/outside_questions.py ../heldout/vault-ryboure > ../heldout/vault-ryboure-questions.jsonl
     python -m rag eval --notes ../heldout/vault-ryboure --questions ../heldout/vault-ryboure-questions.jsonl --answers
 
-(``make eval-heldout`` runs every vault of the table found in ../heldout.) Stdlib only. Exits 1 with a message
-when a file is missing or an offset does not fit (another commit).
+(``make eval-heldout`` runs the held-out vaults found in ../heldout, ``make eval-devvaults`` the dev vaults found
+in ../devvaults.) Stdlib only. Exits 1 with a message when a file is missing or an offset does not fit (another
+commit).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def rebuild(vault: Path, locators: Path | None = None) -> list[dict]:
     """The question records with each evidence locator ({file, start, end}) replaced by the text it points at."""
     locators = locators or QUESTIONS / f"{vault.resolve().name}-locators.jsonl"
     if not locators.is_file():
-        raise SystemExit(f"{locators} is missing: no held-out questions for a vault named {vault.resolve().name}")
+        raise SystemExit(f"{locators} is missing: no questions for a vault named {vault.resolve().name}")
     texts: dict[str, str] = {}
     out = []
     for number, line in enumerate(locators.read_text(encoding="utf-8").splitlines(), start=1):
@@ -60,7 +62,7 @@ def rebuild(vault: Path, locators: Path | None = None) -> list[dict]:
 
 def main() -> int:
     if len(sys.argv) != 2:
-        print("usage: python scripts/heldout_questions.py VAULT_DIR > questions.jsonl", file=sys.stderr)
+        print("usage: python scripts/outside_questions.py VAULT_DIR > questions.jsonl", file=sys.stderr)
         return 1
     for record in rebuild(Path(sys.argv[1])):
         print(json.dumps(record, ensure_ascii=False))
