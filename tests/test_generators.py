@@ -719,21 +719,6 @@ def test_the_asked_detail_may_come_in_the_line_after_the_best_one():
     assert support_note(gen, question, nothing) == "the closest passage never gives an amount"
 
 
-def test_how_many_times_is_answered_by_the_occasions():
-    """Notes tell each time the armour came to life, not a count of them: "How many times…?" asks what "How
-    often…?" asks, so a missing number does not refuse it, and no one session answers it."""
-    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
-    question = "How many times has a suit of armour come to life and attacked us?"
-    assert read_question(question).kind == read_question("How often has a suit of armour attacked us?").kind
-    assert read_question(question).several
-    fights = [
-        hit("In the tower a suit of animated armour attacked the party; it dropped a greataxe.", 6, 2),
-        hit("In the great hall another suit of armour came to life and attacked us.", 11, 3, 2),
-    ]
-    assert support_score(gen, question, fights) > 0
-    assert read_question("How many goblins attacked us?").kind == "amount"  # a count of things is still a number
-
-
 def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
     """The best-matching sentence may hold a number that is someone else's ("Valindra … at 16" for "How old is
     Xandala?") while the sentences the answer quotes hold none: such an answer cannot say an age, so it says the
