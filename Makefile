@@ -51,26 +51,25 @@ eval: setup  ## retrieval and answers on every dev set → docs/eval/*.json → 
 	$(EVAL) --notes $(SHARED)/fairytaleqa/val --story-dirs --questions $(SHARED)/fairytaleqa-val.jsonl --json docs/eval/fairytaleqa-val.json
 	$(MAKE) --no-print-directory report
 
-HELDOUT := ../heldout
-HELDOUT_VAULTS := vault-ryboure vault-lightingale
-eval-heldout: setup  ## the held-out vaults found in ../heldout (not in this repo: scripts/outside_questions.py says how to get them)
-	@for v in $(HELDOUT_VAULTS); do \
-	  if [ -d $(HELDOUT)/$$v ]; then \
-	    .venv/bin/python scripts/outside_questions.py $(HELDOUT)/$$v > $(HELDOUT)/$$v-questions.jsonl && \
-	    $(EVAL) --numbers-only --notes $(HELDOUT)/$$v --questions $(HELDOUT)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
-	  else echo "$(HELDOUT)/$$v is missing: skipped (scripts/outside_questions.py says how to get it)"; fi; \
+# $(call outside_eval,FOLDER,VAULTS,EVAL FLAGS): every vault of VAULTS found in FOLDER (not in this repo: no
+# licence), its questions rebuilt from its locators in docs/eval/questions, then evaluated
+define outside_eval
+	@for v in $(2); do \
+	  if [ -d $(1)/$$v ]; then \
+	    .venv/bin/python scripts/outside_questions.py $(1)/$$v > $(1)/$$v-questions.jsonl && \
+	    $(EVAL) $(3) --notes $(1)/$$v --questions $(1)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
+	  else echo "$(1)/$$v is missing: skipped (scripts/outside_questions.py says how to get it)"; fi; \
 	done
 	$(MAKE) --no-print-directory report
+endef
+
+HELDOUT := ../heldout
+eval-heldout: setup  ## the held-out vaults found in ../heldout (scripts/outside_questions.py says how to get them)
+	$(call outside_eval,$(HELDOUT),vault-ryboure vault-lightingale,--numbers-only)
 
 DEVVAULTS := ../devvaults
-eval-devvaults: setup  ## dev vaults not in this repo, found in ../devvaults (scripts/outside_questions.py says how to get them)
-	@for v in vault-goblins; do \
-	  if [ -d $(DEVVAULTS)/$$v ]; then \
-	    .venv/bin/python scripts/outside_questions.py $(DEVVAULTS)/$$v > $(DEVVAULTS)/$$v-questions.jsonl && \
-	    $(EVAL) --notes $(DEVVAULTS)/$$v --questions $(DEVVAULTS)/$$v-questions.jsonl --json docs/eval/$$v.json || exit 1; \
-	  else echo "$(DEVVAULTS)/$$v is missing: skipped (scripts/outside_questions.py says how to get it)"; fi; \
-	done
-	$(MAKE) --no-print-directory report
+eval-devvaults: setup  ## the dev vaults not in ../shared, found in ../devvaults (the same script says how to get them)
+	$(call outside_eval,$(DEVVAULTS),vault-goblins,)
 
 REPORTED = $(wildcard $(addprefix docs/eval/,vault-toa.json vault-toa-unanswerable.json vault-strahd.json crd3.json crd3-unanswerable.json fairytaleqa-val.json vault-goblins.json vault-ryboure.json vault-lightingale.json))
 report:  ## docs/EVALUATION.md's tables from the eval JSON files
