@@ -6,6 +6,7 @@ one reading for the answerer's quotes, the recap and other names."""
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
@@ -114,13 +115,24 @@ def terms(text: str) -> list[str | None]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Crude and predictable: "gives"/"gave"/"given" stay apart, but plurals and -ing/-ed forms meet. Shared by the
-    extractive answerer and the learned reranker's features, which must read words the same way."""
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """The word's Snowball (Porter2) stem: "party"/"parties", "die"/"died"/"dying", "name"/"named" meet; "gave" and
+    "given" stay apart (the answerer reads a question's verb by lemma, ``rag.question.who.base``). Shared by the
+    extractive answerer, the citation check and the learned reranker's features, which must read words the same
+    way: a maintained stemmer in place of a typed list of suffixes. Cached, so the stemmer runs once a word."""
+    return _stemmer().stemWord(word.removesuffix("'s"))
+
+
+_local = threading.local()
+
+
+def _stemmer():
+    """One Snowball stemmer per thread: it keeps its word in its own fields while it works, and the app answers
+    several players at once."""
+    if not hasattr(_local, "stemmer"):
+        import snowballstemmer  # pure Python, BSD: the Snowball project's own
+
+        _local.stemmer = snowballstemmer.stemmer("english")
+    return _local.stemmer
 
 
 _TITLE_WORDS = """

@@ -278,11 +278,11 @@ def test_a_near_miss_lacks_the_detail_asked_for(question, sentence, missing):
 
 def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
     hits = [
-        hit("Lady Allura Vysoren asks the party to find Lady Kima in the Underdark.", 3, 2, 1),
+        hit("Lady Allura Vysoren sends the party to find Lady Kima in the Underdark.", 3, 2, 1),
         hit("The party meets Allura at her home in Emon and hears of Lady Kima in the Underdark.", 1, 5, 2),
     ]
     gen = ExtractiveGenerator(AnswerConfig(), SameMeaning(0.5))  # both sentences close enough to be quoted
-    question = "Who asked the party to find Lady Kima in the Underdark?"
+    question = "Who sent the party to find Lady Kima in the Underdark?"
     text = answer_text(gen, question, hits)
     lead, proof = text.split("\n\n", 1)
     assert lead == "Lady Allura Vysoren. [Session 3 · Part 2]"

@@ -56,7 +56,8 @@ def test_a_right_answer_the_model_left_uncited_is_cited_and_found(pipeline):
     """The model wrote "The Pig Pits." and nothing more."""
     answer = pipeline.answer("Where did Thompson send us to sleep?", "demo")
     assert answer.text == "The Pig Pits. [C1 Session 1 · First Night]"
-    assert answer.trace["attributed"] and answer.confidence == "high"
+    # found in the passage it now cites; how sure it is follows the reranker's certainty of that passage (~.6)
+    assert answer.trace["attributed"] and answer.confidence == "medium"
 
 
 def test_a_label_copied_from_the_notes_title_and_heading_resolves_and_its_invented_claim_is_marked(pipeline):
