@@ -9,10 +9,11 @@ content words must mostly be there. ``rag.answering`` runs both and says what th
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from rag.models import Citation, Hit
-from rag.names import content_words, norm, sentences, stem
+from rag.names import content_words, norm, sentences
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
@@ -74,7 +75,7 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
         for piece, follows in zip(pieces, [*pieces[1:], ""], strict=True):
             end = text.find(piece, max(at, line.start())) + len(piece)
             cites = _cited(piece, hits) or any(begin == 0 for begin, *_ in _cited(follows, hits))
-            claimed = content_words(_BRACKET.sub(" ", piece)) - _CITING_WORDS
+            claimed = content_words(_BRACKET.sub(" ", piece)) - _citing_words()
             out.append(text[at:end])
             at = end
             if cites or not claimed or not by_words:
@@ -90,23 +91,13 @@ def attribute(text: str, hits: list[Hit], share: float) -> tuple[str, list[dict[
 
 
 # Words that say where a sentence comes from, not what happened ("This is stated in [Session 2 · …]"): a sentence
-# of only these claims nothing to check. Stemmed as ``rag.names.content_words`` stems them.
-_CITING_WORDS = frozenset(
-    stem(w)
-    for w in [
-        "stated",
-        "states",
-        "mentioned",
-        "mentions",
-        "according",
-        "notes",
-        "passage",
-        "passages",
-        "written",
-        "says",
-        "cited",
-    ]
-)
+# of only these claims nothing to check. Stemmed when first needed, as every claim's words are.
+_CITING_TEXT = "stated mentioned according notes passage written says cited"
+
+
+@lru_cache(maxsize=1)
+def _citing_words() -> frozenset[str]:
+    return frozenset(content_words(_CITING_TEXT))
 
 
 def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any]]:
@@ -132,7 +123,7 @@ def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any
             continue
         held_words = set().union(*(content_words(f"{by_id[i].name} {by_id[i].text}") for i in ids))
         for sentence in sentences(carried):
-            claimed = content_words(sentence) - _CITING_WORDS
+            claimed = content_words(sentence) - _citing_words()
             if not claimed:
                 continue
             held = len(claimed & held_words) / len(claimed)
