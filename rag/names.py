@@ -58,7 +58,8 @@ _STOPWORDS_TEXT = """a an the and or but if of to in on at by for with from into
     do does did done have has had having what which who whom whose when where why how that this these those
     it its they them their there then than so such not no nor can could would should will shall may might must
     he she his her him we our us you your i me my after before during while up down out over under again
-    once any some all each both few more most other own same too very just also ever even still yet get got"""
+    once any some all each both few more most other own same too very just also ever even still yet get got
+    many much often"""
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
@@ -120,6 +121,28 @@ def stem(word: str) -> str:
     extractive answerer, the citation check and the learned reranker's features, which must read words the same
     way: a maintained stemmer in place of a typed list of suffixes. Cached, so the stemmer runs once a word."""
     return _stemmer().stemWord(word.removesuffix("'s"))
+
+
+@lru_cache(maxsize=16384)
+def noun_forms(word: str) -> frozenset[str]:
+    """The noun's singular and plural forms, from lemminflect's dictionary (its regular rules for a word it does not
+    know): "party"/"parties", "elf"/"elves", "mouse"/"mice", "halfling"/"halflings". How the answerer finds a thing
+    the question names where a sentence says it in the other number, in place of an "s" typed on or cut off."""
+    from lemminflect import getAllInflections, getAllInflectionsOOV, getAllLemmas, getAllLemmasOOV
+
+    word = word.casefold()
+    lemmas = getAllLemmas(word, "NOUN").get("NOUN") or getAllLemmasOOV(word, "NOUN").get("NOUN") or (word,)
+    forms = {word, *lemmas}
+    for lemma in lemmas:
+        inflected = getAllInflections(lemma, "NOUN") or getAllInflectionsOOV(lemma, "NOUN")
+        forms.update(form for group in inflected.values() for form in group)
+    return frozenset(forms)
+
+
+def forms_pattern(forms: frozenset[str] | set[str]) -> str:
+    """A regular expression group matching any of the words ``forms`` (longest first, so "parties" is not read as
+    "part…")."""
+    return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))) + ")"
 
 
 _local = threading.local()

@@ -1,11 +1,17 @@
-"""Word stems: the keyword overlap of the answerer, the citation check and the reranker's features read words the
-same way, through the Snowball stemmer (``rag.names.stem``)."""
+"""Word forms from maintained packages: the keyword overlap of the answerer, the citation check and the reranker's
+features read words the same way, through the Snowball stemmer (``rag.names.stem``); a thing a question names is
+found in either number by lemminflect's noun forms (``rag.names.noun_forms``), and its verb by lemma
+(``rag.question.who.base``)."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from rag.names import content_words, stem
+from rag.generators._amounts import amount_in
+from rag.generators._who import given_as_owner, says_asked_verb
+from rag.names import content_words, noun_forms, stem
+from rag.question import read_question
+from rag.question.who import base
 
 
 def test_forms_of_a_word_meet_and_different_words_stay_apart():
@@ -25,3 +31,20 @@ def test_players_asking_at_once_get_the_same_stems():
     with ThreadPoolExecutor(8) as pool:
         together = list(pool.map(stem.__wrapped__, words))
     assert together == alone
+
+
+def test_a_thing_asked_about_is_found_in_either_number():
+    assert {"elf", "elves"} <= noun_forms("elves") and {"party", "parties"} <= noun_forms("party")
+    assert {"dwarf", "dwarves"} <= noun_forms("dwarves") and {"mouse", "mice"} <= noun_forms("mice")
+    assert {"halfling", "halflings"} <= noun_forms("halflings")  # a word the dictionary does not know: its rules
+    assert given_as_owner("elves", "Vex", "Vex's elf guards the gate")
+    assert given_as_owner("party", "Grog", "the parties of Grog were loud")
+    assert amount_in(read_question("How many dwarves were there?"), "We met three dwarves and a gnome") == "three"
+    assert amount_in(read_question("How many dwarves were there?"), "one dwarf and three gnomes guarded it") == "one"
+
+
+def test_a_verb_is_read_by_its_lemma_and_a_role_by_the_verb_it_names():
+    assert base("gave") == base("given") == base("gives") == "give"
+    assert base("married") == "marry" and base("yeeted") == "yeet"  # the dictionary's, then its rules
+    assert says_asked_verb(read_question("Who rules Kraghammer?"), "The king of the dwarves is old and sick.")
+    assert not says_asked_verb(read_question("Who rules Kraghammer?"), "The dwarves of the city are old and sick.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from rag.names import forms_pattern, noun_forms
 from rag.question import Question
 
 AMOUNT_KINDS = ("amount", "money", "age", "year")
@@ -31,7 +32,7 @@ _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 def number_of(noun: str, sentence: str) -> str | None:
     """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them"; not
     "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
-    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{re.escape(noun)}(?:e?s)?\b"
+    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{forms_pattern(noun_forms(noun))}\b"
     counting = re.compile(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", re.I)
     return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
 

@@ -16,7 +16,7 @@ from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import STOPWORDS, TITLES, names, norm, said_by_one_word, words
+from rag.names import STOPWORDS, TITLES, forms_pattern, names, norm, noun_forms, said_by_one_word, stem, words
 from rag.question import Question
 
 _COLOURS = re.compile(
@@ -52,16 +52,13 @@ DETAIL_KINDS = {
 }
 
 
-def _words(text: str) -> set[str]:
-    return {w.removesuffix("'s") for w in words(text)}
-
-
 def says_unknown(question: Question, sentence: str) -> bool:
-    """The sentence says the asked thing is not known: a marker, and the question's focus word in it."""
+    """The sentence says the asked thing is not known: a marker, and the question's focus words in it (by stem:
+    "names" for "name")."""
     if not UNKNOWN.search(sentence):
         return False
-    focus = question.focus.split()
-    return bool(focus) and all(w in _words(sentence) or w.rstrip("s") in _words(sentence) for w in focus)
+    focus = {stem(w) for w in question.focus.split()}
+    return bool(focus) and focus <= {stem(w) for w in words(sentence)}
 
 
 def session_label(chunk: Chunk) -> str:
@@ -124,8 +121,8 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
     ("What monster was disguised as an isle?" → "Ubtao", from a tale about a su-monster)."""
     if not focus:
         return False
-    noun = re.escape(focus.split()[-1].removesuffix("s"))
-    return bool(re.search(rf"\b{noun}s?\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
+    noun = forms_pattern(noun_forms(focus.split()[-1]))
+    return bool(re.search(rf"\b{noun}\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
 
 
 def opens_speech(before: str) -> bool:

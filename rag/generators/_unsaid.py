@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from rag.generators._reading import named_near
-from rag.names import norm, said_by_one_word
+from rag.names import forms_pattern, norm, noun_forms, said_by_one_word
 from rag.question import Attribute, Question
 
 # A name is the thing's when said this close to it: "names the borrowed ship Going Merry", "their father, Syldor",
@@ -39,10 +39,9 @@ _SAME = [
 
 
 def _mention(word: str) -> re.Pattern:
-    """The word, or one that counts as the same (``_SAME``), singular or plural."""
-    said = next((same for same in _SAME if word in same or word.removesuffix("s") in same), {word})
-    stems = "|".join(re.escape(w.removesuffix("s")) for w in sorted(said))
-    return re.compile(rf"\b(?:{stems})(?:s|es)?\b", re.I)
+    """The word, or one that counts as the same (``_SAME``), singular or plural (``noun_forms``)."""
+    said = next((same for same in _SAME if noun_forms(word) & same), {word})
+    return re.compile(rf"\b{forms_pattern(set().union(*map(noun_forms, said)))}\b", re.I)
 
 
 def said_anywhere(attribute: Attribute, question: Question, sentences) -> bool:

@@ -17,7 +17,7 @@ from rag.names import AUXILIARIES
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
 _COUNTED = re.compile(
-    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
+    rf"\bhow many\s+(?!times\b)(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
     re.I,
 )
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
@@ -74,12 +74,10 @@ class Attribute:
 
 def counted(question: str) -> tuple[str, str] | None:
     """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
-    potions did we buy?" → ("healing potions", "potion"); None for "How many were there?"."""
+    potions did we buy?" → ("healing potions", "potions"), the noun found in either number (``noun_forms``); None for
+    "How many were there?"."""
     m = _COUNTED.search(question)
-    if not m:
-        return None
-    noun = m.group(2).casefold()
-    return m.group(1), noun.removesuffix("es" if noun.endswith(("ches", "shes", "xes")) else "s")
+    return (m.group(1), m.group(2).casefold()) if m else None
 
 
 def asked_attribute(question: str) -> Attribute | None:

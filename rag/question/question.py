@@ -33,6 +33,9 @@ from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer
 _FIRST_WORD = re.compile(r"\W*\S+")
 _LETTER_WORD = re.compile(r"[^\W\d_]{3,}")
 _FILLER = frozenset({"happen", "happened", "happens", "thing", "things"})  # "what happened…" asks for no word
+# "How many times did we fight duergar?" asks how often: "times" is an asking word there, like "many" and "often"
+# (``STOPWORDS``), and no word of what the notes say happened
+_HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Question:
     owner_of: str | None  # "Whose skeleton…?" → "skeleton"
     asks_doer: bool  # "Who gave…?" (the doer), not "Who did Locke marry?"
     # details
-    counted: tuple[str, str] | None  # "How many healing potions…?" → ("healing potions", "potion")
+    counted: tuple[str, str] | None  # "How many healing potions…?" → ("healing potions", "potions")
     attribute: Attribute | None  # "the name of Yosei's father", "Morgan's birthday"
     # names and words
     names: tuple[str, ...]  # capitalised names, without a leading question word
@@ -92,7 +95,8 @@ def read_question(text: str) -> Question:
     named = text.replace(subject.casefold(), subject) if subject and text.islower() else text
     first = _FIRST_WORD.match(named)
     rest = named[first.end() :] if first else named
-    found_terms = [t for t in terms(text) if t is not None and t not in _FILLER]
+    asked = _HOW_MANY_TIMES.sub("how often", text)
+    found_terms = [t for t in terms(asked) if t is not None and t not in _FILLER]
     return Question(
         text=text,
         kind=(kind := answer_kind(text)),
@@ -117,7 +121,7 @@ def read_question(text: str) -> Question:
         normed=norm(text),
         words=frozenset(w.removesuffix("'s") for w in words(text)),
         letter_words=frozenset(w.casefold() for w in _LETTER_WORD.findall(text)),
-        content=frozenset(content_words(text)),
+        content=frozenset(content_words(asked)),
         terms=tuple(dict.fromkeys(found_terms)),
         leans_back=leans_on_last_turn(text),
         session_mentions=session_mentions(text),

@@ -56,30 +56,17 @@ WORD = re.compile(r"[A-Za-z][a-z'’]*")  # a word as a verb is looked for, in t
 _DETERMINED = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+[a-z][\w'’-]*")
 
 
-def _verb_lemma(word: str) -> str:
-    """The verb a word is a form of, from lemminflect's dictionary ("gave", "given" → "give"; "slew" → "slay"),
-    "" for a word it does not know. Its tables load on the first call (~0.3 s)."""
-    from lemminflect import getLemma
-
-    lemmas = getLemma(word, upos="VERB", lemmatize_oov=False)
-    return lemmas[0] if lemmas else ""
-
-
 @lru_cache(maxsize=65536)
 def base(word: str) -> str:
-    """A verb's form for matching: "gave"/"gives"/"given" → "giv", "hired" → "hir", "married" → "marri"."""
+    """The verb a word is a form of, for matching: "gave"/"gives"/"given" → "give", "hired" → "hire", "married" →
+    "marry", "slew" → "slay", by lemminflect's dictionary, and by its rules for regular endings for a word the
+    dictionary does not know ("yeeted" → "yeet", "scried" → "scry"). A word no verb can be a form of is itself.
+    Its tables load on the first call (~0.3 s)."""
+    from lemminflect import getLemma
+
     word = word.casefold().replace("’", "'")
-    lemma = _verb_lemma(word)
-    if lemma:
-        word = lemma
-    else:  # a word the lemmatizer's dictionary does not know: its regular endings
-        for suffix in ("ing", "eth", "ies", "ied", "es", "ed", "s"):  # "knoweth": old tales
-            if len(word) > len(suffix) + 2 and word.endswith(suffix):
-                word = word[: -len(suffix)] + ("i" if suffix in ("ies", "ied") else "")
-                break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":  # "planned" → "plan", "kill" → "kil"
-        word = word[:-1]
-    return (word[:-1] + "i" if word.endswith("y") else word).removesuffix("e")
+    lemmas = getLemma(word, upos="VERB", lemmatize_oov=True)
+    return lemmas[0] if lemmas else word
 
 
 def asked_role(question: str) -> str | None:
@@ -112,7 +99,7 @@ def asks_doer(question: str) -> bool:
 
 def asked_verbs(question: str, role: str | None) -> frozenset[str]:
     """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
-    lower-case words after its subject up to a preposition ({marri}); the role's ("Who is the king…?" → {king});
+    lower-case words after its subject up to a preposition ({marry}); the role's ("Who is the king…?" → {king});
     none for "Who is/was…?". "Who gave…?" also counts the verbs by which notes say it ("provided", "hired")."""
     if role:
         return frozenset({base(role)})
