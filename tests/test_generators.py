@@ -560,11 +560,14 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who gave us the map?", island).startswith("Clarota.")  # a thing is provided, offered, granted
     # the noun after its determiner is whom the question is about, not its verb ("cat" is said everywhere)
     assert lead("Who did the cat meet in the pine forest?", "They set out, the cat in the lead, and Ebe after.") == ""
-    # a role word says the verb: notes name who runs or rules a place by the role, next to the name
+    # a role word says the verb: notes name who runs or rules a place by the role, given to the name
     owner = "To Vex's horror, Vax'ildan buys a round. The tavern owner, Adra, appreciates his generosity."
     assert lead("Who runs the Iron Hearth Tavern?", owner).startswith("Adra.")
     assert lead("Who owns the Iron Hearth Tavern?", "Adra, the owner, thanks Vax'ildan.").startswith("Adra.")
     assert lead("Who rules Emberhold?", "Grog smashes a duergar patrol in Emberhold with Vax'ildan.") == ""
+    assert lead("Who rules Emberhold?", "In Emberhold, Grog bows to King Murghol.").startswith("King Murghol.")
+    # ...not a name beside it, and a word after its determiner is a noun, not the verb: Vex asks, the guard guards
+    assert lead("Who guards the mines?", "At the mines, Vex asks a guard what the bell means.") == ""
     # "Whose …?" asks for an owner: a name the sentence gives as the thing's, never any name beside it
     skeleton = "Nott asks Caleb to identify the bracelets she found on the skeleton in the basement."
     assert lead("Whose skeleton was Nott looting in the basement?", skeleton) == ""

@@ -19,6 +19,8 @@ from rag.question.who import ROLES, WORD, base
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
 # "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject
 _CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since)\b", re.I)
+# "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
+_NOUN = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
@@ -72,7 +74,8 @@ def role_word(question: Question, sentence: str) -> str | None:
 def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     """Of the sentence's ``names``, those that may do what the "who" question asks, best first.
 
-    - By a role word: the name next to it ("The tavern owner, Adra, …", "Adra, the owner").
+    - By a role word: the name the sentence gives that role (``given_role``: "The tavern owner, Adra, …", "Adra, the
+      owner"), not a name beside it ("Vex asks a guard…"); a word after its determiner is never the verb asked.
     - In the passive, the name after "by" ("hired by their friend Allura Vysoren"); a passive without one names
       no doer: in "The party was hired to go into Kraghammer seeking Lady Kima", Kima is whom they seek.
     - "Who gave…?" asks for the subject: a name before the verb, the nearest first, not one before a clause of its
@@ -83,15 +86,20 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     if question.role:
         return [n for n in names if given_role(question.role, n, sentence)]
     role = role_word(question, sentence)
-    if role:
-        at = re.search(rf"\b{role}\b", sentence, re.I)
-        near = [n for n in names if abs(sentence.find(n) - at.start()) <= len(role) + 20]
-        if near:
-            return near + [n for n in names if n not in near]
+    given = [n for n in names if given_role(role, n, sentence)] if role else []
+    if given:
+        return given + [n for n in names if n not in given]
     agents = [n for n in names if sentence.find(n) > 0 and _BY.search(sentence[: sentence.find(n)])]
-    said = next((m for m in WORD.finditer(sentence) if base(m.group(0)) in question.verbs), None)
-    if said is None:
-        return agents + [n for n in names if n not in agents]
+    said = next(
+        (
+            m
+            for m in WORD.finditer(sentence)
+            if base(m.group(0)) in question.verbs and not _NOUN.search(sentence, 0, m.start())
+        ),
+        None,
+    )
+    if said is None:  # no verb asked; or said only by a role no name is given, or as a noun: no subject to find
+        return agents + [n for n in names if n not in agents] if not question.verbs else agents
     if not question.asks_doer:
         after = [n for n in names if sentence.find(n) > said.start()]
         return after + [n for n in names if n not in after]
