@@ -13,14 +13,14 @@ import re
 
 from rag.names import forms_pattern, norm, noun_forms
 from rag.question import Question
-from rag.question.who import ROLES, WORD, base
+from rag.question.who import DETERMINER, ROLES, WORD, base
 
 # "was hired", "has been sent", "got hired": the subject is not the one who did it
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
 # "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject
 _CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since)\b", re.I)
 # "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
-_NOUN = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+$", re.I)
+_AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
@@ -71,6 +71,15 @@ def role_word(question: Question, sentence: str) -> str | None:
     return next((w for v in sorted(question.verbs) for w in sorted(ROLES.get(v, ())) if w in said), None)
 
 
+def verb_said(question: Question, sentence: str) -> re.Match | None:
+    """Where the sentence first says the question's verb, in any of its forms (``base``); never a noun after its
+    determiner ("Vex asks a guard…" does not say who guards)."""
+    for m in WORD.finditer(sentence):
+        if base(m.group(0)) in question.verbs and not _AFTER_DETERMINER.search(sentence, 0, m.start()):
+            return m
+    return None
+
+
 def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     """Of the sentence's ``names``, those that may do what the "who" question asks, best first.
 
@@ -90,14 +99,7 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     if given:
         return given + [n for n in names if n not in given]
     agents = [n for n in names if sentence.find(n) > 0 and _BY.search(sentence[: sentence.find(n)])]
-    said = next(
-        (
-            m
-            for m in WORD.finditer(sentence)
-            if base(m.group(0)) in question.verbs and not _NOUN.search(sentence, 0, m.start())
-        ),
-        None,
-    )
+    said = verb_said(question, sentence)
     if said is None:  # no verb asked; or said only by a role no name is given, or as a noun: no subject to find
         return agents + [n for n in names if n not in agents] if not question.verbs else agents
     if not question.asks_doer:

@@ -53,7 +53,8 @@ _OBJECT_QUESTION = re.compile(r"^\W*whom?\s+(?:did|does|do|has|have|had|will|wou
 _PREPOSITION = re.compile(r"\b(?:in|at|on|of|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
 WORD = re.compile(r"[A-Za-z][a-z'’]*")  # a word as a verb is looked for, in the question and in a sentence
 # A noun after its determiner is whom the question is about, never its verb ("Who did the cat meet…?")
-_DETERMINED = re.compile(r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+[a-z][\w'’-]*")
+DETERMINER = r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+"
+_DETERMINED = re.compile(rf"{DETERMINER}[a-z][\w'’-]*")
 
 
 @lru_cache(maxsize=65536)
