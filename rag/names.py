@@ -123,6 +123,19 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word.removesuffix("'s"))
 
 
+_local = threading.local()
+
+
+def _stemmer():
+    """One Snowball stemmer per thread: it keeps its word in its own fields while it works, and the app answers
+    several players at once."""
+    if not hasattr(_local, "stemmer"):
+        import snowballstemmer  # pure Python, BSD: the Snowball project's own
+
+        _local.stemmer = snowballstemmer.stemmer("english")
+    return _local.stemmer
+
+
 @lru_cache(maxsize=16384)
 def noun_forms(word: str) -> frozenset[str]:
     """The noun's singular and plural forms, from lemminflect's dictionary (its regular rules for a word it does not
@@ -139,23 +152,17 @@ def noun_forms(word: str) -> frozenset[str]:
     return frozenset(forms)
 
 
+@lru_cache(maxsize=16384)
+def noun_pattern(word: str) -> str:
+    """A regular expression group matching the noun in either number (``noun_forms``): how a sentence is searched
+    for a thing the question names ("Whose coat…", "a bear named…", "How many dwarves…")."""
+    return forms_pattern(noun_forms(word))
+
+
 def forms_pattern(forms: frozenset[str] | set[str]) -> str:
     """A regular expression group matching any of the words ``forms`` (longest first, so "parties" is not read as
     "part…")."""
     return "(?:" + "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))) + ")"
-
-
-_local = threading.local()
-
-
-def _stemmer():
-    """One Snowball stemmer per thread: it keeps its word in its own fields while it works, and the app answers
-    several players at once."""
-    if not hasattr(_local, "stemmer"):
-        import snowballstemmer  # pure Python, BSD: the Snowball project's own
-
-        _local.stemmer = snowballstemmer.stemmer("english")
-    return _local.stemmer
 
 
 _TITLE_WORDS = """

@@ -20,7 +20,7 @@ from tests.helpers import VAULT, write_notes
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = yaml.safe_load((ROOT / "rag" / "question" / "examples.yaml").read_text(encoding="utf-8"))
 SETS = {"verbs", "question_words"}  # fields the table lists in any order
-TUPLES = {"names", "asked_names", "sessions_named", "session_mentions", "counted"}
+TUPLES = {"names", "asked_names", "sessions_named", "session_mentions"}
 
 
 def expected(field: str, value):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import forms_pattern, noun_forms
+from rag.names import noun_pattern
 from rag.question import Question
 
 AMOUNT_KINDS = ("amount", "money", "age", "year")
@@ -32,7 +32,7 @@ _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 def number_of(noun: str, sentence: str) -> str | None:
     """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them"; not
     "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
-    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{forms_pattern(noun_forms(noun))}\b"
+    thing = rf"(?:[\w'’-]+\s+){{0,2}}?{noun_pattern(noun)}\b"
     counting = re.compile(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", re.I)
     return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
 
@@ -42,7 +42,7 @@ def amount_in(question: Question, sentence: str) -> str | None:
     "three healing potions" for "How many healing potions…?", "1495" for a year; None when it gives none."""
     sentence = _FOOTNOTE.sub(" ", sentence)
     if question.kind == "amount" and (what := question.counted):  # "How many trolls…": a number of trolls
-        return number_of(what[1], sentence)
+        return number_of(what.split()[-1], sentence)
     pattern = {"amount": _AMOUNT, "age": _AMOUNT, "money": _MONEY, "year": _YEAR}[question.kind]
     m = pattern.search(sentence)
     return m.group(0).strip() if m else None
@@ -53,7 +53,7 @@ def missing_amount(question: Question, sentence: str, label: str) -> str | None:
     "a number of healing potions" when it counts other things ("his three magical duplicates")."""
     sentence = _FOOTNOTE.sub(" ", sentence)
     if question.kind == "amount" and (what := question.counted):
-        return None if number_of(what[1], sentence) else f"a number of {what[0]}"
+        return None if number_of(what.split()[-1], sentence) else f"a number of {what}"
     if question.kind == "year":
         return None if _YEAR.search(sentence) else label
     return None if _SAYS_AMOUNT.search(sentence) else label

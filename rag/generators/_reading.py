@@ -16,7 +16,7 @@ from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import STOPWORDS, TITLES, forms_pattern, names, norm, noun_forms, said_by_one_word, stem, words
+from rag.names import STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
 from rag.question import Question
 
 _COLOURS = re.compile(
@@ -121,7 +121,7 @@ def names_the_focus(focus: str, name: str, sentence: str) -> bool:
     ("What monster was disguised as an isle?" → "Ubtao", from a tale about a su-monster)."""
     if not focus:
         return False
-    noun = forms_pattern(noun_forms(focus.split()[-1]))
+    noun = noun_pattern(focus.split()[-1])
     return bool(re.search(rf"\b{noun}\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
 
 

@@ -17,7 +17,7 @@ from rag.names import AUXILIARIES
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
 _COUNTED = re.compile(
-    rf"\bhow many\s+(?!times\b)(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?([a-z][\w'-]*))\s+{AUXILIARIES}\b",
+    rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?[a-z][\w'-]*)\s+{AUXILIARIES}\b",
     re.I,
 )
 _OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
@@ -72,12 +72,11 @@ class Attribute:
         return self.thing.split()[-1]
 
 
-def counted(question: str) -> tuple[str, str] | None:
-    """What a "How many …?" question counts, in its words and as the noun a sentence must say: "How many healing
-    potions did we buy?" → ("healing potions", "potions"), the noun found in either number (``noun_forms``); None for
-    "How many were there?"."""
+def counted(question: str) -> str | None:
+    """What a "How many …?" question counts, in its words: "How many healing potions did we buy?" → "healing
+    potions" (a sentence must say its last word, in either number); None for "How many were there?"."""
     m = _COUNTED.search(question)
-    return (m.group(1), m.group(2).casefold()) if m else None
+    return m.group(1) if m else None
 
 
 def asked_attribute(question: str) -> Attribute | None:

@@ -52,7 +52,7 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _ENDING),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
-    ("amount", re.compile(r"\bhow (much|many(?!\s+times\b))\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
+    ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
     ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),

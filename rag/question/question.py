@@ -33,8 +33,8 @@ from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer
 _FIRST_WORD = re.compile(r"\W*\S+")
 _LETTER_WORD = re.compile(r"[^\W\d_]{3,}")
 _FILLER = frozenset({"happen", "happened", "happens", "thing", "things"})  # "what happened…" asks for no word
-# "How many times did we fight duergar?" asks how often: "times" is an asking word there, like "many" and "often"
-# (``STOPWORDS``), and no word of what the notes say happened
+# "How many times did we fight duergar?" asks how often: no amount (the occasions, told one by one), and "times" is
+# an asking word there, like "many" and "often" (``STOPWORDS``); read as "How often…" for its kind and its words
 _HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.I)
 
 
@@ -61,7 +61,7 @@ class Question:
     owner_of: str | None  # "Whose skeleton…?" → "skeleton"
     asks_doer: bool  # "Who gave…?" (the doer), not "Who did Locke marry?"
     # details
-    counted: tuple[str, str] | None  # "How many healing potions…?" → ("healing potions", "potions")
+    counted: str | None  # "How many healing potions…?" → "healing potions" (its last word is the noun counted)
     attribute: Attribute | None  # "the name of Yosei's father", "Morgan's birthday"
     # names and words
     names: tuple[str, ...]  # capitalised names, without a leading question word
@@ -99,7 +99,7 @@ def read_question(text: str) -> Question:
     found_terms = [t for t in terms(asked) if t is not None and t not in _FILLER]
     return Question(
         text=text,
-        kind=(kind := answer_kind(text)),
+        kind=(kind := answer_kind(asked)),
         focus=focus(text),
         subject=subject,
         definition=asks_definition(text),
@@ -114,7 +114,7 @@ def read_question(text: str) -> Question:
         role=role,
         owner_of=asked_owner_of(text),
         asks_doer=asks_doer(text),
-        counted=counted(text),
+        counted=counted(asked),
         attribute=asked_attribute(text),
         names=tuple(names(named)),
         asked_names=tuple(n for n in names(rest) if not (n.isupper() and len(n) <= 4)),
