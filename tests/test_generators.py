@@ -629,6 +629,29 @@ def test_a_coin_word_alone_gives_no_amount():
     assert support_score(gen, "How much did the dragon cost us?", paid) > 0
 
 
+def test_a_where_lead_comes_from_where_the_notes_say_it_happened():
+    """ "Where did Finn live?" is answered where the notes say he lived, not by a place another quote names ("went
+    on his way to Oonagh", his wife); with no quote saying the verb any place may lead ("tells them to go to "The
+    Pig Pits"" for "Where did Thompson send us?"). A place a name owns is the place: "Culain's house", not Culain."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    went = hit("Finn set out for home and went on his way to Oonagh.", 1, 1, 1)
+    lived = hit("Finn lived at this time in Knockmany, by the sea.", 1, 2, 2)
+
+    def lead(question: str, hits: list[Hit]) -> str:
+        answer = answer_text(gen, question, hits)
+        return answer.split("\n\n", 1)[0] if "\n\n" in answer else ""
+
+    assert lead("Where did Finn go?", [went]).startswith("Oonagh.")  # a place by its preposition alone
+    assert lead("Where did Finn live?", [went, lived]).startswith("Knockmany.")
+    assert lead("Where was Finn?", [went, lived]).startswith("Oonagh.")  # no verb asked: the best quote's place
+    assert lead("Where did Conchubar go?", [hit("Conchubar went to Culain's house that night.", 1, 1)]).startswith(
+        "Culain's house."
+    )
+    assert lead("Where did we stay?", [hit("We stayed at Strahd's old manor near the gate.", 1, 1)]).startswith(
+        "Strahd's old manor."
+    )
+
+
 def test_a_sentence_holding_the_short_answer_takes_the_last_quotes_place():
     """ "The tavern owner, Adra, …" was the fourth-best sentence for "Who runs the Iron Hearth Tavern?", so the
     answer quoted three sentences about the tavern and named no one; it picks nearly as well, so it is quoted."""

@@ -100,7 +100,7 @@ def short_answer(
         return (quoted or [n for n in new if names_the_focus(question.focus, n, sentence)] or [None])[0]
     if kind == "place":
         placed = [n for n in new if is_place(n, sentence)]
-        return as_quoted(placed[0], sentence) if placed else None
+        return owned_place(placed[0], sentence) or as_quoted(placed[0], sentence) if placed else None
     if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
     if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
@@ -113,6 +113,20 @@ def as_quoted(name: str, sentence: str) -> str:
     that, article and all, where a name in running text ("to the Underdark") leaves the article to the sentence."""
     m = re.search(rf"[\"“‘]\s*(the\s+{re.escape(name)})\s*[\"”’]", sentence, re.I)
     return m.group(1) if m else name
+
+
+def owned_place(name: str, sentence: str) -> str | None:
+    """The place a name owns when the sentence names it so: "went to Culain's house", "Strahd's castle" (the place
+    is the house or the castle, not Culain or Strahd). A word lemminflect knows as an adjective takes a noun after
+    it along ("the Baron's old manor"), not an adverb ("Culain's house yesterday")."""
+    from lemminflect import getAllLemmas
+
+    m = re.search(rf"{re.escape(name)}['’]s\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", sentence)
+    if not m or m.group(1) in STOPWORDS:
+        return None
+    first, after = m.group(1), m.group(2) or ""
+    noun_after = after not in STOPWORDS and "NOUN" in (kinds := getAllLemmas(after)) and "ADV" not in kinds
+    return f"{name}'s {first} {after}" if noun_after and "ADJ" in getAllLemmas(first) else f"{name}'s {first}"
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:

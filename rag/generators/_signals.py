@@ -29,6 +29,9 @@ def signals(question: Question, sentences: list[Sentence]) -> dict[str, float]:
     everywhere = set().union(*said)
     named = [n for n in question.names if any(names_passage((n,), s.text) for s in sentences)]
     picks = sorted(sentences, key=lambda s: -s.pick)[:3]
+    # whether a sentence says the asked verb is a feature of "who did it" questions, as the learned models were
+    # trained; a "where" question's verb only decides its lead
+    asks_who_did = question.kind == "person" and bool(question.verbs)
     return {
         "sentences": float(len(sentences)),
         "best_score": sentences[0].score,
@@ -41,6 +44,6 @@ def signals(question: Question, sentences: list[Sentence]) -> dict[str, float]:
         "rest_anywhere": cover(everywhere),
         "names_found": len(named) / len(question.names) if question.names else 1.0,
         "typed_in_picks": float(any(short_answer(question, s.text, s.hit.chunk, s.previous, s.named) for s in picks)),
-        "verb_said": float(any(says_asked_verb(question, s.text) for s in sentences)) if question.verbs else 1.0,
+        "verb_said": float(any(says_asked_verb(question, s.text) for s in sentences)) if asks_who_did else 1.0,
         "best_rank": float(sentences[0].hit.rank),
     }

@@ -38,6 +38,7 @@ from rag.generators._sentences import (
 )
 from rag.generators._signals import signals
 from rag.generators._unsaid import unsaid
+from rag.generators._who import says_asked_verb
 from rag.models import Hit
 from rag.names import content_words, names_passage, words
 from rag.question import Question
@@ -268,6 +269,8 @@ class ExtractiveGenerator(Generator):
         shown = [by_place[place] for place in places if place in by_place]
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
+        if question.kind == "place" and question.verbs:  # where the notes say he lived, not where else he went
+            shown = [s for s in shown if says_asked_verb(question, s.text)] or shown
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)
             if found and question.kind == "session":

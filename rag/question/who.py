@@ -48,8 +48,11 @@ _WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
 # "Who gave …", "Who first gave …" (the verb after any adverb)
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
-# "Who did Locke marry?"; never "Who was really behind…" (is/was ask who someone is, not what they did)
-_OBJECT_QUESTION = re.compile(r"^\W*whom?\s+(?:did|does|do|has|have|had|will|would|can|could)\s+(.+?)(?:[?.!]|$)", re.I)
+# "Who did Locke marry?", "Where did Finn live?"; never "Who was really behind…" or "Where was the princess?" (is/was
+# ask who someone is or where they were, not what they did)
+_OBJECT_QUESTION = re.compile(
+    r"^\W*(?:whom?|where)\s+(?:did|does|do|has|have|had|will|would|can|could)\s+(.+?)(?:[?.!]|$)", re.I
+)
 _PREPOSITION = re.compile(r"\b(?:in|at|on|of|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
 WORD = re.compile(r"[A-Za-z][a-z'’]*")  # a word as a verb is looked for, in the question and in a sentence
 # A noun after its determiner is whom the question is about, never its verb ("Who did the cat meet…?")
@@ -112,8 +115,8 @@ def asked_verbs(question: str, role: str | None) -> frozenset[str]:
 
 def _verbs(question: str) -> frozenset[str]:
     m = _SUBJECT_QUESTION.match(question)
-    if m:
-        return frozenset({base(m.group(1))})
+    if m:  # "Who or what is Pidlwick II?" asks no verb
+        return frozenset() if m.group(1).casefold() in STOPWORDS else frozenset({base(m.group(1))})
     m = _OBJECT_QUESTION.match(question)
     if not m:
         return frozenset()
