@@ -159,7 +159,7 @@ _ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|
 # prisoners?", "Who was with Kima?": it asks for everyone of a group, so no one name answers it
 _SEVERAL = re.compile(
     r"\b(?:which|what)\s+(?:sessions|episodes|games|times)\b|\beach\b(?!\s+other\b)|\bevery\s+(?:time|session)\b|"
-    r"\bhow\s+(?:often|many\s+times)\b|^\W*when\s+(?:has|have)\b|"
+    r"\bhow\s+often\b|^\W*when\s+(?:has|have)\b|"
     r"^\W*who\s+(?:all\b|(?:are|were)\b(?!\s+(?:we|you|they|us|them)\b)|(?:is|was)\s+(?:in(?!\s+charge)|among|part\s+of|with)\b)|"
     r"\bmembers\s+of\b",
     re.I,

@@ -106,7 +106,7 @@ def read_question(text: str) -> Question:
         first_mention=asks_first_mention(text),
         last_mention=asks_last_mention(text),
         meeting=asks_meeting(text),
-        several=asks_several(text),
+        several=asks_several(asked),
         ending=asks_ending(text),
         number=asks_number(text),
         question_words=question_words(text),
