@@ -259,7 +259,9 @@ class ExtractiveGenerator(Generator):
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
         quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
         asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
-        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty". A question
+        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"; a place
+        comes from a quote that says what the question asks happened there, when one does ("Where did Finn live?"
+        is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"). A question
         about more than one occasion or person ("When has the Professor blanked out on us?", "Who is in the
         party?") gets no one session or name first: it would say there was one."""
         if question.several and question.kind in ("session", "person"):
@@ -269,7 +271,7 @@ class ExtractiveGenerator(Generator):
         shown = [by_place[place] for place in places if place in by_place]
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
-        if question.kind == "place" and question.verbs:  # where the notes say he lived, not where else he went
+        if question.kind == "place" and question.verbs:
             shown = [s for s in shown if says_asked_verb(question, s.text)] or shown
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)

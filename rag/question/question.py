@@ -56,7 +56,7 @@ class Question:
     number: bool  # asks how much, many, old, far, long, a price or a year
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
-    verbs: frozenset[str]  # the verb(s) a "who" question asks about, by rag.question.who.base
+    verbs: frozenset[str]  # the verb(s) a "who" or "where did…" question asks about, by rag.question.who.base
     role: str | None  # "Who is the king of…?" → "king"
     owner_of: str | None  # "Whose skeleton…?" → "skeleton"
     asks_doer: bool  # "Who gave…?" (the doer), not "Who did Locke marry?"

@@ -1,6 +1,7 @@
 """What a "who" question asks someone to have done: its verb ("Who *gave* us the map?"), the role it names ("Who
 is the *king* of Kraghammer?"), the thing whose owner it asks ("*Whose* skeleton…?"), and whether it asks for the
-doer ("Who gave…?") or for whom it was done to ("Who did Locke marry?").
+doer ("Who gave…?") or for whom it was done to ("Who did Locke marry?"). A "where" question's verb is read the
+same way ("Where did Finn *live*?"): the place comes from where the notes say it.
 
 The answerer needs a sentence that says that verb, in any of its forms ("gave", "gives", "given"; "hired",
 "hires"), so the verb's form for matching (``base``) and the words by which notes name a role ("The tavern
