@@ -21,6 +21,8 @@ _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a
 _CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since)\b", re.I)
 # "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
 _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
+# "stabs it with his Dagger of Venom": a name right after a possessive is a thing someone has, never someone
+_OWNED = re.compile(r"\b(?:his|her|their|its|my|our|your)\s+$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
 
@@ -91,7 +93,9 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
       own ("Percy does not know if his sister died" says nothing of who died); "Who did Locke marry?" for
       the object: a name after it first.
     With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
-    ("Who is the king…?") only a name given that role."""
+    ("Who is the king…?") only a name given that role. A name right after a possessive ("stabs it with his Dagger
+    of Venom, killing it") is a thing someone has: people's names take no "his"."""
+    names = [n for n in names if not _OWNED.search(sentence, 0, max(sentence.find(n), 0))]
     if question.role:
         return [n for n in names if given_role(question.role, n, sentence)]
     role = role_word(question, sentence)

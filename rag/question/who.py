@@ -47,8 +47,10 @@ _SOMEONE = frozenset(_SOMEONE_WORDS.split())
 _WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
-# "Who gave …", "Who first gave …" (the verb after any adverb)
-_SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
+# "Who gave …", "Who first gave …" (the verb after any adverb), "Who might blow …" (after a modal): a stop word
+# there ("Who will the king's daughters marry?", "Who or what is…?") is no verb, and the question no subject question
+_MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+)?"
+_SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}{_MODAL}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
 # "Who did Locke marry?", "Where did Finn live?"; never "Who was really behind…" or "Where was the princess?" (is/was
 # ask who someone is or where they were, not what they did)
 _OBJECT_QUESTION = re.compile(
@@ -99,7 +101,16 @@ def asked_owner_of(question: str) -> str | None:
 
 def asks_doer(question: str) -> bool:
     """ "Who gave…?" asks for whoever did it (the subject); "Who did Locke marry?" for whom it was done to."""
-    return bool(_SUBJECT_QUESTION.match(question))
+    return _subject_verb(question) is not None
+
+
+def _subject_verb(question: str) -> str | None:
+    """The verb of a "Who gave…?" question; none where a stop word or a name stands in its place ("Who could Sheen
+    call up to life?" asks whom Sheen could call)."""
+    m = _SUBJECT_QUESTION.match(question)
+    if not m or m.group(1).casefold() in STOPWORDS or (m.group(1)[0].isupper() and not question.isupper()):
+        return None
+    return m.group(1)
 
 
 def asked_verbs(question: str, role: str | None) -> frozenset[str]:
@@ -115,9 +126,8 @@ def asked_verbs(question: str, role: str | None) -> frozenset[str]:
 
 
 def _verbs(question: str) -> frozenset[str]:
-    m = _SUBJECT_QUESTION.match(question)
-    if m:  # "Who or what is Pidlwick II?" asks no verb
-        return frozenset() if m.group(1).casefold() in STOPWORDS else frozenset({base(m.group(1))})
+    if verb := _subject_verb(question):
+        return frozenset({base(verb)})
     m = _OBJECT_QUESTION.match(question)
     if not m:
         return frozenset()
