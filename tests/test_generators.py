@@ -499,6 +499,10 @@ def test_no_lead_rather_than_a_wrong_one():
         "Lockheed. [Session 29 · Part 1]"
     )
     assert lead("What was the name of the man's daughter?", "He walks with his daughter Madge.").startswith("Madge.")
+    # ...and given to the thing asked about: a paladin named Lady Kima is no tavern's name
+    kima = "The party seeks a halfling paladin named Lady Kima of Vord beneath Kraghammer."
+    assert lead("What is the name of the tavern in Kraghammer?", kima) == ""
+    assert lead("What is the name of Vex's bear?", "Vex has a big bear she named Trinket.").startswith("Trinket.")
     assert lead("What name did she call Molly?", 'She says "Nonagon, it is a pleasure to see you again."') == ""
     # a place is where one goes, not whom one talks to; the first word of a line of speech is not a name
     talk = "Talking to Lord Nostoc Greyspine, they find somewhere to sleep and talk to Vex about it."
@@ -552,6 +556,20 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who killed the duergar captain?", fight).startswith("Grog.")
     stab = "Vax pulls free of the mind flayer's grasp and stabs it with his Dagger of Venom, killing it."
     assert lead("Who killed the mind flayer?", stab).startswith("Vax.")  # "his Dagger of Venom" is a thing he has
+    # a relative "who" stands for the noun before it: the poachers betrayed her, not Vex
+    poachers = "A pair of hunters came to Vex's camp, but turned out to be poachers who betrayed her trust."
+    assert lead("Who betrayed us?", poachers) == ""
+    assert lead("Who stabbed the mind flayer?", "At the door, Vax, who stabbed the mind flayer, runs.").startswith(
+        "Vax."
+    )
+    stood = "His trusty Kemperman, who had stood by him in a hundred fights, watched him."
+    assert lead("Who had stood by the king in a hundred fights?", stood).startswith("Kemperman.")
+    # whom it was done to follows the verb ("a Fire Bolt" is a kind of thing); its subject did it
+    bolt = "Tiberius uses Telekinesis on the armor and shoots a Fire Bolt in the hole."
+    assert lead("Who did Percy shoot?", bolt) == ""
+    assert lead("Who did Percy shoot?", "In the mines, Tiberius was shot by Percy.").startswith("Tiberius.")
+    freed = "Between Keyleth, Tiberius, and Pike's efforts, Trinket is freed and Vex quickly heals him."
+    assert lead("Who did the party free from the glass pit?", freed).startswith("Trinket.")
     wed = "At the temple, Brysh watched as Locke married Morgan."
     assert lead("Who did Locke marry?", wed).startswith("Morgan.")
     assert lead("Who hired the party?", sought) == ""  # "was hired … seeking Lady Kima": Kima is whom they seek
@@ -592,6 +610,7 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who was waiting for the king's son?", tale) == ""
     told = "The youth said: 'Go back by the road, and wait for the raven.'"
     assert lead("Who was waiting for the king's son?", told) == ""
+    assert lead("Who will go to the castle?", "The youngest son said that tomorrow I'll go to the castle.") == ""
     smash = "Grog smashes the door of the keep, and the guards flee from Grog."
     assert lead("Who smashed the door of the keep?", smash).startswith("Grog.")
     assert lead("Who smashed the door of the keep?", "Clarota smashes the door of the keep.").startswith("Clarota.")
@@ -652,6 +671,14 @@ def test_a_where_lead_comes_from_where_the_notes_say_it_happened():
     assert lead("Where did we stay?", [hit("We stayed at Strahd's old manor near the gate.", 1, 1)]).startswith(
         "Strahd's old manor."
     )
+    # "from" names where something came from: a place only when the question asks for that
+    poison = hit("Trinket is poisoned, so Vex casts Protection from Poison on him.", 1, 1)
+    assert lead("Where did Vex find Trinket?", [poison]) == ""
+    assert lead("Where did the bride come from?", [hit("The bride came from Finland by sea.", 1, 1)]).startswith(
+        "Finland."
+    )
+    # with no quote saying the verb, a place needs a quote about what the question asks
+    assert lead("Where did we fight the beholder?", [hit("Everyone met in the city of Stilben.", 1, 1)]) == ""
 
 
 def test_a_sentence_holding_the_short_answer_takes_the_last_quotes_place():

@@ -18,9 +18,11 @@ _PLACE_NOUN = re.compile(
 )
 # A place may be named in quotes, its article in them: to "The Pig Pits"
 _PLACE_BEFORE = re.compile(
-    r"\b(in|at|to|from|into|near|towards|inside|outside|reach|reached|visit|visited)\s+(?:[\"“‘]\s*(?:the\s+)?)?$",
+    r"\b(in|at|to|into|near|towards|inside|outside|reach|reached|visit|visited)\s+(?:[\"“‘]\s*(?:the\s+)?)?$",
     re.I,
 )
+# "came from Westruun": where something started, which only a question asking "…from?" asks
+_FROM = re.compile(r"\bfrom\s+(?:[\"“‘]\s*(?:the\s+)?)?$", re.I)
 # "tells them in Common", "written in Draconic", "shouts in Infernal": the language something is said or written in
 _IN_LANGUAGE = re.compile(
     r"\b(?:say|said|tell|told|speak|spoke|spoken|talk|whisper|shout|yell|sing|sang|sung|write|wrote|written|"
@@ -47,14 +49,18 @@ def in_place(before: str) -> bool:
     return bool(_IN_PLACE.search(before))
 
 
-def is_place(name: str, sentence: str) -> bool:
+def is_place(name: str, sentence: str, origin: bool = False) -> bool:
     """The sentence names a place here: "in Kraghammer", "reached Port Nyanzaru", "the dwarven city of Kraghammer",
     "a fortress called Emberhold", "to go to "The Pig Pits""; not someone spoken or given to ("Talking to Lord Nostoc
     Greyspine", "gives the map to Vex"), a group one is among ("the others in Vox Machina"), the language something is
-    said or written in ("tells them in Common to go to…") or a titled person after any of those words."""
+    said or written in ("tells them in Common to go to…") or a titled person after any of those words.
+
+    "from" names where something came from: a place only when the question asks for an ``origin`` ("Where did the
+    bride come from?"). "Where did Vex find Trinket?" is not answered by "casts Protection from Poison on him", nor
+    "Where did the man live?" by "not far from John of Groat's house"."""
     before = sentence[: sentence.find(name)]
     return (
-        bool(_PLACE_BEFORE.search(before) or _PLACE_NOUN.search(before))
+        bool(_PLACE_BEFORE.search(before) or _PLACE_NOUN.search(before) or origin and _FROM.search(before))
         and not _TO_SOMEONE.search(before)
         and not _AMONG.search(before)
         and not _IN_LANGUAGE.search(before)

@@ -33,6 +33,7 @@ _OPENS_SPEECH = re.compile(r"[\"“]\s*$")
 _WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daughter " in "his daughter Madge"
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
+_CONTRACTED = re.compile(r"n?['’](?:ll|m|ve|d|re|s|t)$")  # a stop word's contraction is no name: "I'll", "Don't"
 # What comes before a word capitalised by where it stands: nothing, a sentence's end, a bullet or an opening quote
 _STARTS = re.compile(r"(?:^|[.!?:]\s+|(?:^|\s)[\"“‘'])[\s\"“‘'(\[*+•>-]*$")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
@@ -99,7 +100,7 @@ def short_answer(
     if kind == "thing":  # an item or a code word in quotes, or a name the sentence gives the asked thing
         return (quoted or [n for n in new if names_the_focus(question.focus, n, sentence)] or [None])[0]
     if kind == "place":
-        placed = [n for n in new if is_place(n, sentence)]
+        placed = [n for n in new if is_place(n, sentence, origin="from" in question.words)]
         return owned_place(placed[0], sentence) or as_quoted(placed[0], sentence) if placed else None
     if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
@@ -148,10 +149,15 @@ def given_as_name(question: Question, name: str, sentence: str) -> bool:
     """The sentence gives ``name`` as a name: after a naming word ("which he names Lockheed", "a bear named
     Trinket", "He names him "Shelby"") or right after a word of the question ("his daughter Madge", "their father,
     Syldor"). Any other name in the sentence names someone else: "What did Tiberius name his pet?" had led with
-    "Orion Acaba." from "Orion Acaba plays Tiberius", "What did Percy and Vex name their kids?" with "Grog.\""""
+    "Orion Acaba." from "Orion Acaba plays Tiberius", "What did Percy and Vex name their kids?" with "Grog.". When
+    the question says what is named ("the name of the tavern"), the naming word names that, a few words after it:
+    "a halfling paladin named Lady Kima" names no tavern."""
     before = sentence[: sentence.find(name)]
-    if _NAMING.search(before):
-        return True
+    if naming := _NAMING.search(before):
+        thing = question.attribute.thing.split()[-1] if question.attribute and question.attribute.thing else ""
+        return not thing or bool(
+            re.search(rf"\b{noun_pattern(thing)}\b(?:\W+\w+){{0,3}}\W*$", before[: naming.start()], re.I)
+        )
     m = _WORD_BEFORE.search(before)
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 
@@ -165,7 +171,7 @@ def new_names(question: Question, sentence: str, chunk: Chunk, named: frozenset[
     for name in names(sentence):
         if by_place_only(name, sentence, linked, named):  # "Thus", "News", "Now the Queen"
             name = name.split(None, 1)[1] if " " in name else ""
-        first = name.split()[0].casefold() if name else ""
+        first = _CONTRACTED.sub("", name.split()[0].casefold()) if name else ""  # "I'll", "We're": "i", "we"
         if not name or f" {norm(name)} " in said or first in STOPWORDS and " " not in name:
             continue
         if " " not in name and norm(name) not in linked and opens_speech(sentence[: sentence.find(name)]):

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import re
 
-from rag.names import norm, noun_pattern
+from rag.names import AUXILIARIES, norm, noun_pattern
 from rag.question import Question
-from rag.question.who import DETERMINER, ROLES, WORD, base
+from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
 
 # "was hired", "has been sent", "got hired": the subject is not the one who did it
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
-# "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject
-_CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since)\b", re.I)
+# "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject;
+# a relative "who" stands for the noun right before it ("poachers who betrayed her", "Vax, who stabs it")
+_CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since|who|whom|which)\b", re.I)
+_RELATIVE = re.compile(rf",?\s+who\s+(?:{AUXILIARIES}\s+)?(?:[a-z]+ly\s+)?", re.I)  # "Kemperman, who had stood"
 # "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
 _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
-# "stabs it with his Dagger of Venom": a name right after a possessive is a thing someone has, never someone
-_OWNED = re.compile(r"\b(?:his|her|their|its|my|our|your)\s+$", re.I)
+# "stabs it with his Dagger of Venom", "shoots a Fire Bolt": a name right after a possessive or "a" is a thing
+# someone has or a kind of thing, never someone
+_A_THING = re.compile(rf"\b(?:a|an|{POSSESSIVE})\s+$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
-_BY = re.compile(r"\bby\s+(?:(?:the|their|his|her|our|its|a|an)\s+)?(?:[a-z][\w'’-]*\s+){0,2}$")
+_BY = re.compile(rf"\bby\s+(?:{DETERMINER})?(?:[a-z][\w'’-]*\s+){{0,2}}$")
 
 
 def given_as_owner(thing: str, name: str, sentence: str) -> bool:
@@ -90,12 +93,15 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     - In the passive, the name after "by" ("hired by their friend Allura Vysoren"); a passive without one names
       no doer: in "The party was hired to go into Kraghammer seeking Lady Kima", Kima is whom they seek.
     - "Who gave…?" asks for the subject: a name before the verb, the nearest first, not one before a clause of its
-      own ("Percy does not know if his sister died" says nothing of who died); "Who did Locke marry?" for
-      the object: a name after it first.
+      own ("Percy does not know if his sister died" says nothing of who died) nor one before a relative "who"
+      that stands for someone else ("came to Vex's camp, but turned out to be poachers who betrayed her": the
+      poachers did). "Who did Locke marry?" asks for the object: a name after the verb, never its subject
+      before it ("Tiberius … shoots a Fire Bolt" does not say whom Percy shot), but the subject of a passive.
     With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
     ("Who is the king…?") only a name given that role. A name right after a possessive ("stabs it with his Dagger
-    of Venom, killing it") is a thing someone has: people's names take no "his"."""
-    names = [n for n in names if not _OWNED.search(sentence, 0, max(sentence.find(n), 0))]
+    of Venom, killing it") is a thing someone has, after "a" a kind of thing ("shoots a Fire Bolt"): people's
+    names take no "his" and no "a"."""
+    names = [n for n in names if not _A_THING.search(sentence, 0, max(sentence.find(n), 0))]
     if question.role:
         return [n for n in names if given_role(question.role, n, sentence)]
     role = role_word(question, sentence)
@@ -106,15 +112,14 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     said = verb_said(question, sentence)
     if said is None:  # no verb asked; or said only by a role no name is given, or as a noun: no subject to find
         return agents + [n for n in names if n not in agents] if not question.verbs else agents
-    if not question.asks_doer:
-        after = [n for n in names if sentence.find(n) > said.start()]
-        return after + [n for n in names if n not in after]
-    if _PASSIVE.search(sentence[: said.start()]):
-        return agents
 
     def subject(name: str) -> bool:  # before the verb, with no clause of its own between them
         at = sentence.find(name)
-        return 0 <= at < said.start() and not _CLAUSE.search(sentence, at + len(name), said.start())
+        between = sentence[at + len(name) : said.start()]
+        return 0 <= at < said.start() and bool(_RELATIVE.fullmatch(between) or not _CLAUSE.search(between))
 
-    before = sorted(filter(subject, names), key=lambda n: -sentence.find(n))
-    return agents + [n for n in before if n not in agents]
+    before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
+    passive = _PASSIVE.search(sentence[: said.start()])
+    if not question.asks_doer:  # whom it was done to: after the verb, or the subject of a passive
+        return before if passive else [n for n in names if sentence.find(n) > said.start()]
+    return agents if passive else agents + before

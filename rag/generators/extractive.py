@@ -261,7 +261,9 @@ class ExtractiveGenerator(Generator):
         asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
         not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"; a place
         comes from a quote that says what the question asks happened there, when one does ("Where did Finn live?"
-        is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"). A question
+        is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"), or failing one from
+        a quote that names what the question asks about ("Where did we fight the beholder?" is not answered by
+        "everyone met in the city of Stilben"). A question
         about more than one occasion or person ("When has the Professor blanked out on us?", "Who is in the
         party?") gets no one session or name first: it would say there was one."""
         if question.several and question.kind in ("session", "person"):
@@ -271,8 +273,9 @@ class ExtractiveGenerator(Generator):
         shown = [by_place[place] for place in places if place in by_place]
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
-        if question.kind == "place" and question.verbs:
-            shown = [s for s in shown if says_asked_verb(question, s.text)] or shown
+        if question.kind == "place":
+            happened = [s for s in shown if question.verbs and says_asked_verb(question, s.text)]
+            shown = happened or [s for s in shown if s.overlap > 0]
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)
             if found and question.kind == "session":

@@ -51,6 +51,12 @@ _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|or
 # there ("Who will the king's daughters marry?", "Who or what is…?") is no verb, and the question no subject question
 _MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+)?"
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}{_MODAL}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
+# "Who has the map?", "Who had three daughters?" ask who has it; "Who had carried off the princesses?", "Who had to
+# live in a stove?" who did it (the participle after "had", the verb after "had to"). A preposition that ends it
+# ("Who had the princess given the ring to?") asks whom it was done to: an object question
+_HAVE_QUESTION = re.compile(
+    r"^\W*who\s+(?:has|have|had)\s+(to\s+)?([a-z]+)\b(?!.*\b(?:to|by|for|from|with|at|on|in|of)\W*$)", re.I
+)
 # "Who did Locke marry?", "Where did Finn live?"; never "Who was really behind…" or "Where was the princess?" (is/was
 # ask who someone is or where they were, not what they did)
 _OBJECT_QUESTION = re.compile(
@@ -59,7 +65,8 @@ _OBJECT_QUESTION = re.compile(
 _PREPOSITION = re.compile(r"\b(?:in|at|on|of|to|from|with|for|after|before|during|about|into|when|while)\b", re.I)
 WORD = re.compile(r"[A-Za-z][a-z'’]*")  # a word as a verb is looked for, in the question and in a sentence
 # A noun after its determiner is whom the question is about, never its verb ("Who did the cat meet…?")
-DETERMINER = r"\b(?:the|a|an|his|her|their|its|our|my|your)\s+"
+POSSESSIVE = r"(?:his|her|their|its|our|my|your)"
+DETERMINER = rf"\b(?:the|a|an|{POSSESSIVE})\s+"
 _DETERMINED = re.compile(rf"{DETERMINER}[a-z][\w'’-]*")
 
 
@@ -106,11 +113,24 @@ def asks_doer(question: str) -> bool:
 
 def _subject_verb(question: str) -> str | None:
     """The verb of a "Who gave…?" question; none where a stop word or a name stands in its place ("Who could Sheen
-    call up to life?" asks whom Sheen could call)."""
+    call up to life?" asks whom Sheen could call); "have" for "Who has the map?" (``_HAVE_QUESTION``)."""
+    if have := _HAVE_QUESTION.match(question):
+        word, to = have.group(2), bool(have.group(1))
+        subject = word[0].isupper() or _DETERMINED.match(question, have.start(2))
+        if word == "been" or not to and subject and (word[0].isupper() or _participle(WORD.findall(question)[-1])):
+            return None  # "Who had Vex met?", "Who has the party met?" ask whom; "Who had been sent…?" too
+        return word.casefold() if to or _participle(word.casefold()) else "have"
     m = _SUBJECT_QUESTION.match(question)
     if not m or m.group(1).casefold() in STOPWORDS or (m.group(1)[0].isupper() and not question.isupper()):
         return None
     return m.group(1)
+
+
+def _participle(word: str) -> bool:
+    """A past participle by lemminflect ("carried", "done", "met"), not a verb's base form."""
+    from lemminflect import getInflection
+
+    return word != base(word) and word in getInflection(base(word), tag="VBN")
 
 
 def asked_verbs(question: str, role: str | None) -> frozenset[str]:
