@@ -63,6 +63,9 @@ _STOPWORDS_TEXT = """a an the and or but if of to in on at by for with from into
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
+# What follows an owner's name, as a regex: "Molly's", "Molly’s", "the Greyspines' manor", "Jess’ coat".
+OWNER_MARK = r"(?:['’]s|s?['’])"
+
 # The auxiliary verbs a question is built with ("when *did* …", "what *was* …"), as a regex alternation.
 AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
 

@@ -671,6 +671,7 @@ def test_a_where_lead_comes_from_where_the_notes_say_it_happened():
     assert lead("Where did we stay?", [hit("We stayed at Strahd's old manor near the gate.", 1, 1)]).startswith(
         "Strahd's old manor."
     )
+    assert lead("Where did we go at dawn?", [hit("We went to Jess’ tower at dawn.", 1, 1)]).startswith("Jess’ tower.")
     # "from" names where something came from: a place only when the question asks for that
     poison = hit("Trinket is poisoned, so Vex casts Protection from Poison on him.", 1, 1)
     assert lead("Where did Vex find Trinket?", [poison]) == ""

@@ -16,7 +16,7 @@ from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb
 from rag.models import Chunk, format_session
-from rag.names import STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
+from rag.names import OWNER_MARK, STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
 from rag.question import Question
 
 _COLOURS = re.compile(
@@ -119,15 +119,17 @@ def as_quoted(name: str, sentence: str) -> str:
 def owned_place(name: str, sentence: str) -> str | None:
     """The place a name owns when the sentence names it so: "went to Culain's house", "Strahd's castle" (the place
     is the house or the castle, not Culain or Strahd). A word lemminflect knows as an adjective takes a noun after
-    it along ("the Baron's old manor"), not an adverb ("Culain's house yesterday")."""
+    it along ("the Baron's old manor"), not an adverb ("Culain's house yesterday"); "the Greyspines' mine" too."""
     from lemminflect import getAllLemmas
 
-    m = re.search(rf"{re.escape(name)}['’]s\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", sentence)
+    m = re.search(
+        rf"{re.escape(name.rstrip(chr(39) + '’'))}{OWNER_MARK}\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", sentence
+    )
     if not m or m.group(1) in STOPWORDS:
         return None
     first, after = m.group(1), m.group(2) or ""
     noun_after = after not in STOPWORDS and "NOUN" in (kinds := getAllLemmas(after)) and "ADV" not in kinds
-    return f"{name}'s {first} {after}" if noun_after and "ADJ" in getAllLemmas(first) else f"{name}'s {first}"
+    return sentence[m.start() : m.end(2) if noun_after and "ADJ" in getAllLemmas(first) else m.end(1)]  # as written
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:

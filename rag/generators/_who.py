@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, norm, noun_pattern
+from rag.names import AUXILIARIES, OWNER_MARK, norm, noun_pattern
 from rag.question import Question
 from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
 
@@ -35,7 +35,7 @@ def given_as_owner(thing: str, name: str, sentence: str) -> bool:
     Molly". Any other name in a sentence about the thing is a guess: "Whose skeleton was Nott looting?" was
     answered "Caleb." from "Nott asks Caleb to identify the bracelets she found on the skeleton"."""
     t, n = noun_pattern(thing), re.escape(name)
-    owned = rf"{n}(?:'s|’s|s'|’)\s+(?:[\w-]+\s+){{0,2}}?{t}\b"
+    owned = rf"{n}{OWNER_MARK}\s+(?:[\w-]+\s+){{0,2}}?{t}\b"
     of = rf"\b{t}\s+(?:of|belonging to|that belongs? to|which belongs? to|belongs? to|owned by)\s+(?:the\s+)?{n}"
     return bool(re.search(f"{owned}|{of}", sentence, re.I))
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES
+from rag.names import AUXILIARIES, OWNER_MARK
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
 _COUNTED = re.compile(
     rf"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?((?:[a-z][\w'-]*\s+){{0,2}}?[a-z][\w'-]*)\s+{AUXILIARIES}\b",
     re.I,
 )
-_OWNER = r"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*)(?:'s|’s|s')\s+"
+_OWNER = rf"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*){OWNER_MARK}\s+"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
