@@ -17,12 +17,12 @@ _PLACE_NOUN = re.compile(
     re.I,
 )
 # A place may be named in quotes, its article in them: to "The Pig Pits"
+_NAMED_NEXT = r"\s+(?:[\"“‘]\s*(?:the\s+)?)?$"
 _PLACE_BEFORE = re.compile(
-    r"\b(in|at|to|into|near|towards|inside|outside|reach|reached|visit|visited)\s+(?:[\"“‘]\s*(?:the\s+)?)?$",
-    re.I,
+    rf"\b(in|at|to|into|near|towards|inside|outside|reach|reached|visit|visited){_NAMED_NEXT}", re.I
 )
 # "came from Westruun": where something started, which only a question asking "…from?" asks
-_FROM = re.compile(r"\bfrom\s+(?:[\"“‘]\s*(?:the\s+)?)?$", re.I)
+_FROM = re.compile(rf"\bfrom{_NAMED_NEXT}", re.I)
 # "tells them in Common", "written in Draconic", "shouts in Infernal": the language something is said or written in
 _IN_LANGUAGE = re.compile(
     r"\b(?:say|said|tell|told|speak|spoke|spoken|talk|whisper|shout|yell|sing|sang|sung|write|wrote|written|"

@@ -122,9 +122,8 @@ def owned_place(name: str, sentence: str) -> str | None:
     it along ("the Baron's old manor"), not an adverb ("Culain's house yesterday"); "the Greyspines' mine" too."""
     from lemminflect import getAllLemmas
 
-    m = re.search(
-        rf"{re.escape(name.rstrip(chr(39) + '’'))}{OWNER_MARK}\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", sentence
-    )
+    owner = re.escape(name.rstrip("'’"))  # "Jess’" of "Jess’ tower"
+    m = re.search(rf"{owner}{OWNER_MARK}\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", sentence)
     if not m or m.group(1) in STOPWORDS:
         return None
     first, after = m.group(1), m.group(2) or ""

@@ -274,7 +274,7 @@ class ExtractiveGenerator(Generator):
         if question.kind in ("name", "thing") and question.names:
             shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
         if question.kind == "place":
-            happened = [s for s in shown if question.verbs and says_asked_verb(question, s.text)]
+            happened = [s for s in shown if says_asked_verb(question, s.text)] if question.verbs else []
             shown = happened or [s for s in shown if s.overlap > 0]
         for sentence in shown:
             found = short_answer(question, sentence.text, sentence.hit.chunk, sentence.previous, sentence.named)

@@ -115,10 +115,11 @@ def _subject_verb(question: str) -> str | None:
     """The verb of a "Who gave…?" question; none where a stop word or a name stands in its place ("Who could Sheen
     call up to life?" asks whom Sheen could call); "have" for "Who has the map?" (``_HAVE_QUESTION``)."""
     if have := _HAVE_QUESTION.match(question):
-        word, to = have.group(2), bool(have.group(1))
-        subject = word[0].isupper() or _DETERMINED.match(question, have.start(2))
-        if word == "been" or not to and subject and (word[0].isupper() or _participle(WORD.findall(question)[-1])):
-            return None  # "Who had Vex met?", "Who has the party met?" ask whom; "Who had been sent…?" too
+        word, to, last = have.group(2), bool(have.group(1)), WORD.findall(question)[-1]
+        # "Who had Vex met?", "Who has the party met?", "Who had been sent…?" ask whom
+        subject_then_participle = _DETERMINED.match(question, have.start(2)) and _participle(last)
+        if word == "been" or not to and (word[0].isupper() or subject_then_participle):
+            return None
         return word.casefold() if to or _participle(word.casefold()) else "have"
     m = _SUBJECT_QUESTION.match(question)
     if not m or m.group(1).casefold() in STOPWORDS or (m.group(1)[0].isupper() and not question.isupper()):
