@@ -9,7 +9,10 @@ are combined by a logistic model trained on FairytaleQA *train* only:
 
 - answerable: a question asked of its own story;
 - not answerable: the same question asked of the next story (another campaign), and asked "as of" the section
-  before the first one that answers it (the notes up to then cannot say it).
+  before the first one that answers it (the notes up to then cannot say it);
+- with ``--struck``, also asked of its own story with every sentence holding an evidence span struck out: the notes
+  still tell the people and the scene, but not the asked thing (what a player's unanswerable question looks like:
+  "What did Ellias write in his apology?" of notes that tell the apology, not its words).
 
     python scripts/train_answerer.py mine --notes ../shared/data/fairytaleqa/train \\
         --questions ../shared/data/fairytaleqa-train.jsonl --out /tmp/answerer/train.jsonl
@@ -60,6 +63,10 @@ def mine(args) -> None:
                     first = min(q.sessions)
                     if first > 1:
                         cases.append(("before its section", campaign, Filters(session_max=first - 1), 0))
+                    if args.struck:
+                        struck = f"struck-{campaign}"
+                        pipeline.index(strike(groups[campaign][0], q.evidence, Path(args.data) / "struck"), struck)
+                        cases.append(("evidence struck", struck, None, 0))
                     for case, where, filters, answerable in cases:
                         a = pipeline.answer(q.question, where, filters)
                         text = norm(a.text)
@@ -82,6 +89,25 @@ def mine(args) -> None:
     finally:
         pipeline.close()
     log(f"wrote {out}: {n} answers")
+
+
+def strike(story: Path, evidence: list[str], scratch: Path) -> Path:
+    """A copy of the story's files (in ``scratch``, rewritten for each question) without the sentences that hold
+    an evidence span, wherever they are."""
+    import re
+
+    from rag.names import norm
+
+    spans = [norm(e) for e in evidence if norm(e)]
+    scratch.mkdir(parents=True, exist_ok=True)
+    for old in scratch.glob("*.md"):
+        old.unlink()
+    for path in sorted(story.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        parts = re.split(r"(?<=[.!?])(\s+)", text)
+        kept = [p for p in parts if not any(span in norm(p) for span in spans)]
+        (scratch / path.name).write_text("".join(kept), encoding="utf-8")
+    return scratch
 
 
 def features(row: dict, names: list[str]) -> list[float]:
@@ -157,6 +183,7 @@ def main() -> int:
     m.add_argument("--data", default="/tmp/answerer/data")
     m.add_argument("--per-story", type=int, default=6)
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--struck", action="store_true", help="also each question of its story without its evidence")
     t = sub.add_parser("train")
     t.add_argument("--train", required=True)
     t.add_argument("--out", required=True)
