@@ -528,6 +528,9 @@ def test_no_lead_rather_than_a_wrong_one():
     # the subject of the verb asked, not a name before a clause of its own
     assert lead("Who died?", "Percy does not know if his sister died in the north.") == ""
     assert lead("Who died?", "Percy says that Grog died in the forge.").startswith("Grog.")
+    # a verb in a condition did not happen: "If Laura dies…" says nothing of who died
+    assert lead("Who died?", "If Laura dies, she wants to roll a tiefling next.") == ""
+    assert lead("Who died?", "Laura wonders if she dies; Pike died in the mines.").startswith("Pike.")
     yeza = "She shares that the name of the halfling man she spoke about earlier was Yeza."
     assert lead("Who was the halfling that Nott befriended?", yeza).startswith("Yeza.")
     lover = "With the twilight the bird lover, whose name was Monedowa, appeared at the door, as a hunter."

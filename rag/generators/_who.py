@@ -26,6 +26,9 @@ _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
 # "stabs it with his Dagger of Venom", "shoots a Fire Bolt": a name right after a possessive or "a" is a thing
 # someone has or a kind of thing, never someone
 _A_THING = re.compile(rf"\b(?:a|an|{POSSESSIVE})\s+$", re.I)
+# "If Laura dies, she…", "Percy does not know if his sister died": a verb in a condition says it may happen, not that
+# it did
+_CONDITION = re.compile(r"\b(?:if|whether|unless)\b[^,;:.!?]*$", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(rf"\bby\s+(?:{DETERMINER})?(?:[a-z][\w'’-]*\s+){{0,2}}$")
 
@@ -77,10 +80,12 @@ def role_word(question: Question, sentence: str) -> str | None:
 
 
 def verb_said(question: Question, sentence: str) -> re.Match | None:
-    """Where the sentence first says the question's verb, in any of its forms (``base``); never a noun after its
-    determiner ("Vex asks a guard…" does not say who guards)."""
+    """Where the sentence first says the question's verb, in any of its forms (``base``), as something that happened:
+    never a noun after its determiner ("Vex asks a guard…" does not say who guards), nor a verb in a condition ("If
+    Laura dies, she wants to roll a tiefling" says nothing of who died)."""
     for m in WORD.finditer(sentence):
-        if base(m.group(0)) in question.verbs and not _AFTER_DETERMINER.search(sentence, 0, m.start()):
+        before = (sentence, 0, m.start())
+        if base(m.group(0)) in question.verbs and not (_AFTER_DETERMINER.search(*before) or _CONDITION.search(*before)):
             return m
     return None
 
