@@ -528,6 +528,13 @@ def test_no_lead_rather_than_a_wrong_one():
     # the subject of the verb asked, not a name before a clause of its own
     assert lead("Who died?", "Percy does not know if his sister died in the north.") == ""
     assert lead("Who died?", "Percy says that Grog died in the forge.").startswith("Grog.")
+    # who did it to the thing asked, not to another thing; an adverb names no thing
+    brain = "Somehow K'Varn took the elder brain under their own control."
+    assert lead("Who took the warhammer?", brain) == ""
+    assert lead("Who took the elder brain?", brain).startswith("K'Varn.")
+    assert lead("Who spoke to Wassamo first?", "Then Tom spoke to Wassamo in a whisper.").startswith("Tom.")
+    herb = "She gave him the herb of immortality. But his wife, Tschang O, once ate some of it."
+    assert lead("Who ate some of the herb of immortality?", herb).startswith("Tschang")  # "it" names it again
     # a verb in a condition did not happen: "If Laura dies…" says nothing of who died
     assert lead("Who died?", "If Laura dies, she wants to roll a tiefling next.") == ""
     assert lead("Who died?", "Laura wonders if she dies; Pike died in the mines.").startswith("Pike.")

@@ -19,7 +19,7 @@ from tests.helpers import VAULT, write_notes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = yaml.safe_load((ROOT / "rag" / "question" / "examples.yaml").read_text(encoding="utf-8"))
-SETS = {"verbs", "question_words"}  # fields the table lists in any order
+SETS = {"verbs", "question_words", "done_to"}  # fields the table lists in any order
 TUPLES = {"names", "asked_names", "sessions_named", "session_mentions"}
 
 

@@ -14,7 +14,7 @@ from rag.campaign.table_talk import retells
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
-from rag.generators._who import doers, given_as_owner, says_asked_verb
+from rag.generators._who import doers, given_as_owner, says_asked_verb, says_done_to
 from rag.models import Chunk, format_session
 from rag.names import OWNER_MARK, STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
 from rag.question import Question
@@ -104,7 +104,8 @@ def short_answer(
         return owned_place(placed[0], sentence) or as_quoted(placed[0], sentence) if placed else None
     if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
-    if not says_asked_verb(question, sentence):  # "Who gave…": a sentence that never says who gave (_who)
+    before = chunk.text[: max(chunk.text.find(sentence), 0)]  # what "it" in the sentence may stand for
+    if not (says_asked_verb(question, sentence) and says_done_to(question, sentence, before)):  # (_who)
         return None
     return next((n for n in doers(new, sentence, question) if not in_place(sentence[: sentence.find(n)])), None)
 

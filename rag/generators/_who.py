@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, OWNER_MARK, norm, noun_pattern
+from rag.names import AUXILIARIES, OWNER_MARK, content_words, norm, noun_pattern
 from rag.question import Question
 from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
 
@@ -29,6 +29,8 @@ _A_THING = re.compile(rf"\b(?:a|an|{POSSESSIVE})\s+$", re.I)
 # "If Laura dies, she…", "Percy does not know if his sister died": a verb in a condition says it may happen, not that
 # it did
 _CONDITION = re.compile(r"\b(?:if|whether|unless)\b[^,;:.!?]*$", re.I)
+# "ate some of it": a thing named before, in the same passage
+_BACK = re.compile(r"\b(?:it|them)\b", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(rf"\bby\s+(?:{DETERMINER})?(?:[a-z][\w'’-]*\s+){{0,2}}$")
 
@@ -71,6 +73,16 @@ def says_asked_verb(question: Question, sentence: str) -> bool:
     return bool(question.verbs & {base(w) for w in said}) or any(
         ROLES.get(v, frozenset()) & said for v in question.verbs
     )
+
+
+def says_done_to(question: Question, sentence: str, before: str = "") -> bool:
+    """A "who did it" question that names what it was done to (``Question.done_to``: "Who took the warhammer?") is
+    answered by a sentence naming that too: "K'Varn… took the elder brain" says who took something else. A sentence
+    saying "it" or "them" may name it in the passage ``before`` it ("she gave him the herb… his wife ate some of it")."""
+    if not question.done_to:
+        return True
+    said = content_words(sentence) | (content_words(before) if _BACK.search(sentence) else set())
+    return bool(question.done_to & said)
 
 
 def role_word(question: Question, sentence: str) -> str | None:

@@ -28,7 +28,7 @@ from rag.question.kinds import (
     question_words,
 )
 from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
-from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer
+from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer, done_to
 
 _FIRST_WORD = re.compile(r"\W*\S+")
 _LETTER_WORD = re.compile(r"[^\W\d_]{3,}")
@@ -60,6 +60,7 @@ class Question:
     role: str | None  # "Who is the king of…?" → "king"
     owner_of: str | None  # "Whose skeleton…?" → "skeleton"
     asks_doer: bool  # "Who gave…?" (the doer), not "Who did Locke marry?"
+    done_to: frozenset[str]  # "Who took the warhammer?" → {"warhammer"} (stems): what the doer did it to
     # details
     counted: str | None  # "How many healing potions…?" → "healing potions" (its last word is the noun counted)
     attribute: Attribute | None  # "the name of Yosei's father", "Morgan's birthday"
@@ -110,10 +111,11 @@ def read_question(text: str) -> Question:
         ending=asks_ending(text),
         number=asks_number(text),
         question_words=question_words(text),
-        verbs=asked_verbs(text, role),
+        verbs=(verbs := asked_verbs(text, role)),
         role=role,
         owner_of=asked_owner_of(text),
-        asks_doer=asks_doer(text),
+        asks_doer=(doer := asks_doer(text)),
+        done_to=done_to(text, verbs) if doer and not role else frozenset(),
         counted=counted(asked),
         attribute=asked_attribute(text),
         names=tuple(names(named)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag.names import AUXILIARIES, STOPWORDS
+from rag.names import AUXILIARIES, STOPWORDS, names, stem, words
 
 # Notes name the one who runs, owns, leads or rules a place by the role: "The tavern owner, Adra, …", "Captain
 # Zanros of the Sea Wyrm", "the ruler of Emberhold". Such a word says the verb (by ``base``).
@@ -26,7 +26,7 @@ teach: teacher mentor master | serve: servant | found: founder
 ROLES = {verb.strip(): frozenset(words.split()) for verb, words in (e.split(":") for e in _ROLE_WORDS.split("|"))}
 # "Who gave us the quest?": notes say who hired, sent or tasked the party ("sent down on a mission by the arcanist
 # Allura Vysoren"), seldom that someone "gave" it
-_WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
+WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
 _GIVES_WORK = "hire send task commission employ"
 # "Who gave us the map?": notes also say a thing was provided, offered or granted ("a map provided by Clarota")
 _GIVES = "provide offer grant"
@@ -87,12 +87,12 @@ def asked_role(question: str) -> str | None:
     """The role a "Who is the <role>…?" question asks for by its word ("king", "enemy"), or None."""
     m = _ROLE_QUESTION.match(question.strip())
     role = m.group(1).split()[-1].casefold() if m else None
-    if role is None or role in _SOMEONE or role in STOPWORDS or not _may_be_noun(role):
+    if role is None or role in _SOMEONE or role in STOPWORDS or not may_be_noun(role):
         return None  # "Who was the youngest of the sons?", "Who was the princess looking for?": no noun asked
     return role
 
 
-def _may_be_noun(word: str) -> bool:
+def may_be_noun(word: str) -> bool:
     """lemminflect's dictionary knows the word as a noun, or does not know it ("halfling", "BBEG")."""
     from lemminflect import getAllLemmas
 
@@ -104,6 +104,30 @@ def asked_owner_of(question: str) -> str | None:
     """The thing a "Whose …?" question asks the owner of ("skeleton"), or None."""
     m = _WHOSE.match(question)
     return m.group(1).casefold() if m else None
+
+
+# The players' own group as questions name it ("Who hired the party?"; ``kinds`` reads "what did the party do" so):
+# notes call it by its name ("Vox Machina has been hired…"), so it is not a thing a sentence must name
+_US = frozenset({"party", "group"})
+
+
+def done_to(question: str, verbs: frozenset[str]) -> frozenset[str]:
+    """The stems of the nouns a "who did it" question names as what was done to ("Who took the warhammer?" →
+    "warhammer"), besides its names, its verb, the party, and work a question gives ("gave us the quest" is read as
+    hiring, ``asked_verbs``); never an adverb ("Who spoke to Wassamo first?")."""
+    from lemminflect import getAllLemmas
+
+    named = {w.casefold() for n in names(question) for w in n.split()} | _US
+    return frozenset(
+        stem(w)
+        for w in words(question)
+        if w not in STOPWORDS | named
+        and len(w) > 1
+        and not WORK.fullmatch(w)
+        and base(w) not in verbs
+        and may_be_noun(w)
+        and "ADV" not in getAllLemmas(w)
+    )
 
 
 def asks_doer(question: str) -> bool:
@@ -142,7 +166,7 @@ def asked_verbs(question: str, role: str | None) -> frozenset[str]:
         return frozenset({base(role)})
     verbs = _verbs(question)
     if base("give") in verbs:
-        return verbs | {base(v) for v in (_GIVES_WORK if _WORK.search(question) else _GIVES).split()}
+        return verbs | {base(v) for v in (_GIVES_WORK if WORK.search(question) else _GIVES).split()}
     return verbs
 
 
