@@ -104,8 +104,7 @@ def short_answer(
         return owned_place(placed[0], sentence) or as_quoted(placed[0], sentence) if placed else None
     if owned := question.owner_of:  # "Whose skeleton…?": a name given as its owner ("Whose names…?": them)
         return next((n for n in new if given_as_owner(owned, n, sentence) or names_the_focus(owned, n, sentence)), None)
-    before = chunk.text[: max(chunk.text.find(sentence), 0)]  # what "it" in the sentence may stand for
-    if not (says_asked_verb(question, sentence) and says_done_to(question, sentence, before)):  # (_who)
+    if not (says_asked_verb(question, sentence) and says_done_to(question, sentence, chunk.text)):  # (_who)
         return None
     return next((n for n in doers(new, sentence, question) if not in_place(sentence[: sentence.find(n)])), None)
 

@@ -75,14 +75,15 @@ def says_asked_verb(question: Question, sentence: str) -> bool:
     )
 
 
-def says_done_to(question: Question, sentence: str, before: str = "") -> bool:
+def says_done_to(question: Question, sentence: str, passage: str = "") -> bool:
     """A "who did it" question that names what it was done to (``Question.done_to``: "Who took the warhammer?") is
     answered by a sentence naming that too: "K'Varn… took the elder brain" says who took something else. A sentence
-    saying "it" or "them" may name it in the passage ``before`` it ("she gave him the herb… his wife ate some of it")."""
-    if not question.done_to:
+    saying "it" or "them" may name it earlier in its ``passage`` ("she gave him the herb… his wife ate some of it").
+    Called for every sentence of every candidate, so the passage is read only when the sentence needs it."""
+    if not question.done_to or question.done_to & content_words(sentence):
         return True
-    said = content_words(sentence) | (content_words(before) if _BACK.search(sentence) else set())
-    return bool(question.done_to & said)
+    at = passage.find(sentence)
+    return at > 0 and bool(_BACK.search(sentence)) and bool(question.done_to & content_words(passage[:at]))
 
 
 def role_word(question: Question, sentence: str) -> str | None:
