@@ -12,6 +12,11 @@ import re
 
 from rag.names import AUXILIARIES, STOPWORDS
 
+# The players' own group as questions name it ("What did the party do last session?", "Who hired the party?"): notes
+# call it by its name ("Vox Machina…"), so a question naming it names no one in particular
+PARTY_WORDS = ("party", "group")
+_US = rf"(?:we|they|the\s+(?:{'|'.join(PARTY_WORDS)}))"
+
 # "Who is Undril Silvertusk?", "What was the Soulmonger?": the question names its subject and asks what it is,
 # so the short answer is how the notes describe it ("a half Ork cleric"), never another name. Capitalised only:
 # "Who is the dwarf with the hammer?" asks for a name. Players also ask "Who's Luzo again?", "Who is Luzo
@@ -31,7 +36,8 @@ _AGAIN = re.compile(rf"\s+{_TAIL}$")
 # "What happened in session 5?", "What did we do last session?": the whole question asks what one session held, so
 # its answer is that session's recap (rag.campaign.recap), never the sentences that best match "what happened"
 _RECAP = re.compile(
-    r"^\W*(?:so\s+)?(?:what\s+(?:happened|happens|went\s+(?:on|down)|did\s+(?:we|they|the\s+(?:party|group))\s+do)"
+    r"^\W*(?:so\s+)?(?:what\s+(?:happened|happens|went\s+(?:on|down)|did\s+"
+    rf"{_US}\s+do)"
     r"|(?:give\s+(?:me|us)\s+)?(?:a\s+)?(?:recap|summary)(?:\s+of)?|summari[sz]e)"
     r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)\W*$",
     re.I,
@@ -40,7 +46,7 @@ _RECAP = re.compile(
 # session (or the one named) ended, so its answer is that session's last story lines (rag.campaign.recap)
 _ONE_SESSION = r"(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)"
 _ENDING = re.compile(
-    r"^\W*(?:so\s+)?(?:where\s+(?:did|do|had)\s+(?:we|they|the\s+(?:party|group))\s+"
+    rf"^\W*(?:so\s+)?(?:where\s+(?:did|do|had)\s+{_US}\s+"
     r"(?:leave\s+off|left\s+off|stop|stopped|end|end\s+up|ended|finish|finished)"
     rf"(?:\s+(?:in|at|on|during)?\s*{_ONE_SESSION})?"
     rf"|where\s+(?:were|are)\s+we(?:\s+now)?|how\s+did\s+{_ONE_SESSION}\s+end|what\s+happened\s+at\s+the\s+end\s+of\s+{_ONE_SESSION})"

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from rag.names import AUXILIARIES, STOPWORDS, names, stem, words
+from rag.question.kinds import PARTY_WORDS
 
 # Notes name the one who runs, owns, leads or rules a place by the role: "The tavern owner, Adra, …", "Captain
 # Zanros of the Sea Wyrm", "the ruler of Emberhold". Such a word says the verb (by ``base``).
@@ -23,7 +24,9 @@ own: owner proprietor | lead: leader head chief captain commander boss | rule: r
 command: commander captain general | govern: governor mayor | guard: guard guardian warden |
 teach: teacher mentor master | serve: servant | found: founder
 """
-ROLES = {verb.strip(): frozenset(words.split()) for verb, words in (e.split(":") for e in _ROLE_WORDS.split("|"))}
+ROLES = {
+    verb.strip(): frozenset(role_words.split()) for verb, role_words in (e.split(":") for e in _ROLE_WORDS.split("|"))
+}
 # "Who gave us the quest?": notes say who hired, sent or tasked the party ("sent down on a mission by the arcanist
 # Allura Vysoren"), seldom that someone "gave" it
 WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies)|errands?)\b", re.I)
@@ -106,18 +109,14 @@ def asked_owner_of(question: str) -> str | None:
     return m.group(1).casefold() if m else None
 
 
-# The players' own group as questions name it ("Who hired the party?"; ``kinds`` reads "what did the party do" so):
-# notes call it by its name ("Vox Machina has been hired…"), so it is not a thing a sentence must name
-_US = frozenset({"party", "group"})
-
-
 def done_to(question: str, verbs: frozenset[str]) -> frozenset[str]:
     """The stems of the nouns a "who did it" question names as what was done to ("Who took the warhammer?" →
     "warhammer"), besides its names, its verb, the party, and work a question gives ("gave us the quest" is read as
     hiring, ``asked_verbs``); never an adverb ("Who spoke to Wassamo first?")."""
     from lemminflect import getAllLemmas
 
-    named = {w.casefold() for n in names(question) for w in n.split()} | _US
+    # notes call the party by its name, so a question naming it names no thing done to
+    named = {w.casefold() for n in names(question) for w in n.split()}.union(PARTY_WORDS)
     return frozenset(
         stem(w)
         for w in words(question)
