@@ -8,35 +8,58 @@ search puts a passage holding a rare name among them whenever the notes have one
 its other spellings), so a name absent from all of them is absent from the notes this reader may see. Players and
 note-takers spell names as they hear them, so a letter off (two in a long name) still counts as written, and so
 does any name the alias table knows.
+
+A name of several words ("the Slayer's Take", "Whitestone Castle") is its words together: one of them said in
+passing ("take", "castle", a "mind slayer") does not say it. It is written when the candidates say it whole (in any
+case: "the sun tree"), or use one of its words as a name (capitalised, in any spelling close to it: "Lady Kima" is
+written where the notes say "Kima", "Gold-Tree" where they say "Gold-Tree" or "SIR ISAAC NEWTON").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Set
 
 from rag.models import Hit
-from rag.names import STOPWORDS, norm_words
+from rag.names import STOPWORDS, norm, norm_words
 from rag.question import Question
 
 
 def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str] = frozenset()) -> list[str]:
     """The names of the question (``Question.asked_names``: never its first word, "Remind me who…", nor a short
     word in capitals, "NPC") that no candidate passage writes (text, title, heading or name) and that are not
-    among ``known`` (the alias table's words), each word of a name read with ``written``. Cheap when the table
-    knows the name or a candidate holds it as written, as for nearly every question: only a name found nowhere
-    has the candidates' words read for another spelling (bench query, docs/BENCHMARKS.md)."""
+    among ``known`` (the alias table's words), each word of a name read with ``written``; a name of several words
+    read whole or by a word written as a name (``_said_as_a_name``). Cheap when the table knows the name or a
+    candidate holds it as written, as for nearly every question: only a name found nowhere has the candidates'
+    words read for another spelling (bench query, docs/BENCHMARKS.md)."""
     asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in question.asked_names]
     asked = [(n, words) for n, words in asked if words and not any(w in known for w in words)]
     if not asked:
         return []
-    text = " ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates).casefold()
-    asked = [(n, words) for n, words in asked if not any(w in text for w in words)]  # as written, even in a word
-    if not asked:
-        return []
-    said = norm_words(text)
-    vocabulary = set(said) | known
-    run_on = "".join(said)
-    return [name for name, words in asked if not any(written(w, vocabulary, run_on) for w in words)]
+    shown = " ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates)
+    text = shown.casefold()
+    missing = {n for n, words in asked if len(words) > 1 and not _said_as_a_name(n, words, shown, text)}
+    alone = [(n, words[0]) for n, words in asked if len(words) == 1 and words[0] not in text]  # even inside a word
+    if alone:
+        said = norm_words(text)
+        vocabulary = set(said) | known
+        run_on = "".join(said)
+        missing |= {name for name, word in alone if not written(word, vocabulary, run_on)}
+    return [name for name, _ in asked if name in missing]
+
+
+# A word written as a name: capitalised or in capitals, also after a hyphen ("Gold-Tree"), never after an apostrophe
+# (the "S" of "SLAYER'S")
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]+")
+
+
+def _said_as_a_name(name: str, words: list[str], shown: str, folded: str) -> bool:
+    """A name of several words is said whole (any case) or by one of its words written as a name. ``folded``:
+    ``shown`` case-folded (a name written as asked is found without reading the passages' words)."""
+    if name.casefold() in folded or f" {norm(name)} " in f" {norm(shown)} ":
+        return True
+    as_names = {w.casefold() for w in _CAPITALISED.findall(shown)}
+    return any(written(w, as_names) for w in words)
 
 
 def written(word: str, vocabulary: set[str], run_on: str = "") -> bool:
