@@ -528,6 +528,10 @@ def test_no_lead_rather_than_a_wrong_one():
     # the subject of the verb asked, not a name before a clause of its own
     assert lead("Who died?", "Percy does not know if his sister died in the north.") == ""
     assert lead("Who died?", "Percy says that Grog died in the forge.").startswith("Grog.")
+    # whom it was done to: a name after the verb in its own clause, not one in a clause after it
+    fight = "After much fighting, they made their way to a fortress where they found Lady Kima."
+    assert lead("Who did we fight?", fight) == ""
+    assert lead("Who did Kotei see?", "As it came nearer Kotei saw that it was a great Dragon.").startswith("Dragon.")
     # who did it to the thing asked, not to another thing; an adverb names no thing
     brain = "Somehow K'Varn took the elder brain under their own control."
     assert lead("Who took the warhammer?", brain) == ""

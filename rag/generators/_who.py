@@ -20,6 +20,12 @@ _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a
 # "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject;
 # a relative "who" stands for the noun right before it ("poachers who betrayed her", "Vax, who stabs it")
 _CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since|who|whom|which)\b", re.I)
+# ...and a clause of its own between the verb and a name after it has its own verb: "After much fighting, they
+# found their way to Emberhold, where they found Lady Kima" says nothing of whom they fought. Not "that": after a
+# verb it opens what was seen or said ("saw that it was a great Dragon"), or points ("that mad rush")
+_OBJECT_CLAUSE = re.compile(
+    r"\b(?:if|whether|because|although|though|unless|since|who|whom|which|where|when|while)\b", re.I
+)
 _RELATIVE = re.compile(rf",?\s+who\s+(?:{AUXILIARIES}\s+)?(?:[a-z]+ly\s+)?", re.I)  # "Kemperman, who had stood"
 # "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
 _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
@@ -114,7 +120,8 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
       own ("Percy does not know if his sister died" says nothing of who died) nor one before a relative "who"
       that stands for someone else ("came to Vex's camp, but turned out to be poachers who betrayed her": the
       poachers did). "Who did Locke marry?" asks for the object: a name after the verb, never its subject
-      before it ("Tiberius … shoots a Fire Bolt" does not say whom Percy shot), but the subject of a passive.
+      before it ("Tiberius … shoots a Fire Bolt" does not say whom Percy shot) nor one after a clause of its own
+      ("…fighting, they found their way to Emberhold, where they found Lady Kima"), but the subject of a passive.
     With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
     ("Who is the king…?") only a name given that role. A name right after a possessive ("stabs it with his Dagger
     of Venom, killing it") is a thing someone has, after "a" a kind of thing ("shoots a Fire Bolt"): people's
@@ -138,6 +145,11 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
 
     before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
     passive = _PASSIVE.search(sentence[: said.start()])
-    if not question.asks_doer:  # whom it was done to: after the verb, or the subject of a passive
-        return before if passive else [n for n in names if sentence.find(n) > said.start()]
+    if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
+        after = [n for n in names if sentence.find(n) > said.start()]
+        return (
+            before
+            if passive
+            else [n for n in after if not _OBJECT_CLAUSE.search(sentence[said.end() : sentence.find(n)])]
+        )
     return agents if passive else agents + before
