@@ -19,13 +19,12 @@ from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
 # "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject;
 # a relative "who" stands for the noun right before it ("poachers who betrayed her", "Vax, who stabs it")
-_CLAUSE = re.compile(r"\b(?:if|whether|that|because|although|though|unless|since|who|whom|which)\b", re.I)
+_OPENS_CLAUSE = r"if|whether|because|although|though|unless|since|who|whom|which"
+_CLAUSE = re.compile(rf"\b(?:{_OPENS_CLAUSE}|that)\b", re.I)
 # ...and a clause of its own between the verb and a name after it has its own verb: "After much fighting, they
 # found their way to Emberhold, where they found Lady Kima" says nothing of whom they fought. Not "that": after a
 # verb it opens what was seen or said ("saw that it was a great Dragon"), or points ("that mad rush")
-_OBJECT_CLAUSE = re.compile(
-    r"\b(?:if|whether|because|although|though|unless|since|who|whom|which|where|when|while)\b", re.I
-)
+_OBJECT_CLAUSE = re.compile(rf"\b(?:{_OPENS_CLAUSE}|where|when|while)\b", re.I)
 _RELATIVE = re.compile(rf",?\s+who\s+(?:{AUXILIARIES}\s+)?(?:[a-z]+ly\s+)?", re.I)  # "Kemperman, who had stood"
 # "Vex asks a guard…": a word after its determiner is a noun, never the verb asked ("Who guards…?")
 _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
