@@ -570,6 +570,7 @@ def test_a_name_the_notes_never_write_is_refused_without_generating(pipeline, qu
         "Which NPC offered gold?",  # nor a short word in capitals
         "Where is the Mind Flayer colony?",  # said whole, in lower case
         "Where did we meet Grog Strongjaw?",  # one of its words written as a name
+        "Which dwarves live in Krag Hammer?",  # its words run together
     ],
 )
 def test_a_name_written_some_other_way_is_not_refused_for_it(pipeline, question):

@@ -11,8 +11,9 @@ does any name the alias table knows.
 
 A name of several words ("the Slayer's Take", "Whitestone Castle") is its words together: one of them said in
 passing ("take", "castle", a "mind slayer") does not say it. It is written when the candidates say it whole (in any
-case: "the sun tree"), or use one of its words as a name (capitalised, in any spelling close to it: "Lady Kima" is
-written where the notes say "Kima", "Gold-Tree" where they say "Gold-Tree" or "SIR ISAAC NEWTON").
+case: "the sun tree"; or run together: "Krag Hammer" where the notes say "Kraghammer"), or use one of its words as
+a name (capitalised or in capitals, in any spelling close to it: "Lady Kima" where the notes say "Kima",
+"Golden-Tree" where they say "Gold-Tree", "Sir Issac Newton" where they say "SIR ISAAC NEWTON").
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]+")
 
 
 def _said_as_a_name(name: str, words: list[str], shown: str, folded: str) -> bool:
-    """A name of several words is said whole (any case) or by one of its words written as a name. ``folded``:
-    ``shown`` case-folded (a name written as asked is found without reading the passages' words)."""
-    if name.casefold() in folded or f" {norm(name)} " in f" {norm(shown)} ":
+    """A name of several words is said whole (any case, or its words run together) or by one of its words written
+    as a name. ``folded``: ``shown`` case-folded (a name written as asked is found without reading the passages'
+    words)."""
+    if name.casefold() in folded or "".join(words) in folded or f" {norm(name)} " in f" {norm(shown)} ":
         return True
     as_names = {w.casefold() for w in _CAPITALISED.findall(shown)}
     return any(written(w, as_names) for w in words)
