@@ -145,10 +145,8 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
     passive = _PASSIVE.search(sentence[: said.start()])
     if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
-        after = [n for n in names if sentence.find(n) > said.start()]
-        return (
-            before
-            if passive
-            else [n for n in after if not _OBJECT_CLAUSE.search(sentence[said.end() : sentence.find(n)])]
-        )
+        if passive:
+            return before
+        after = [(n, sentence.find(n)) for n in names if sentence.find(n) > said.start()]
+        return [n for n, at in after if not _OBJECT_CLAUSE.search(sentence, said.end(), at)]
     return agents if passive else agents + before

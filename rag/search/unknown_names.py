@@ -30,7 +30,7 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
     """The names of the question (``Question.asked_names``: never its first word, "Remind me who…", nor a short
     word in capitals, "NPC") that no candidate passage writes (text, title, heading or name) and that are not
     among ``known`` (the alias table's words), each word of a name read with ``written``; a name of several words
-    read whole or by a word written as a name (``_said_as_a_name``). Cheap when the table knows the name or a
+    read whole or by a word written as a name (the module's docstring). Cheap when the table knows the name or a
     candidate holds it as written, as for nearly every question: only a name found nowhere has the candidates'
     words read for another spelling (bench query, docs/BENCHMARKS.md)."""
     asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in question.asked_names]
@@ -39,8 +39,16 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
         return []
     shown = " ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates)
     text = shown.casefold()
-    missing = {n for n, words in asked if len(words) > 1 and not _said_as_a_name(n, words, shown, text)}
-    alone = [(n, words[0]) for n, words in asked if len(words) == 1 and words[0] not in text]  # even inside a word
+    missing: set[str] = set()
+    # several words: said whole as asked, or run together ("Krag Hammer" / "Kraghammer"), as nearly always
+    several = [(n, ws) for n, ws in asked if len(ws) > 1 and n.casefold() not in text and "".join(ws) not in text]
+    if several:  # ...else said whole in other punctuation, or one word written as a name
+        normed = f" {norm(shown)} "
+        as_names = {w.casefold() for w in _CAPITALISED.findall(shown)}
+        missing |= {
+            n for n, ws in several if f" {norm(n)} " not in normed and not any(written(w, as_names) for w in ws)
+        }
+    alone = [(n, ws[0]) for n, ws in asked if len(ws) == 1 and ws[0] not in text]  # as written, even in a word
     if alone:
         said = norm_words(text)
         vocabulary = set(said) | known
@@ -52,16 +60,6 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
 # A word written as a name: capitalised or in capitals, also after a hyphen ("Gold-Tree"), never after an apostrophe
 # (the "S" of "SLAYER'S")
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z]+")
-
-
-def _said_as_a_name(name: str, words: list[str], shown: str, folded: str) -> bool:
-    """A name of several words is said whole (any case, or its words run together) or by one of its words written
-    as a name. ``folded``: ``shown`` case-folded (a name written as asked is found without reading the passages'
-    words)."""
-    if name.casefold() in folded or "".join(words) in folded or f" {norm(name)} " in f" {norm(shown)} ":
-        return True
-    as_names = {w.casefold() for w in _CAPITALISED.findall(shown)}
-    return any(written(w, as_names) for w in words)
 
 
 def written(word: str, vocabulary: set[str], run_on: str = "") -> bool:
