@@ -12,9 +12,10 @@ from rag.answering import generated_confidence, offline_rewrite
 from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.cli import main
 from rag.config import load_config
-from rag.measure.answer_eval import run_answer_eval, said, token_f1
+from rag.measure.answer_eval import run_answer_eval, said, score_answer, token_f1
+from rag.measure.questions import GoldQuestion
 from rag.measure.report import render_answers
-from rag.models import Chunk, Filters, Hit
+from rag.models import Answer, Chunk, Filters, Hit
 from rag.pipeline import Pipeline
 from rag.question import read_question
 from tests.fakes import FakeEmbedder, FakeGenerator
@@ -409,6 +410,27 @@ def test_a_right_answer_in_the_models_own_words_scores_on_the_metrics_that_fit_i
     [scored] = result["per_question"]
     assert scored["has_evidence"] == 0.0 and scored["cited_evidence"] == 1.0
     assert scored["answer_f1"] == round(token_f1("Vex's new bear is called Trinket.", "Trinket"), 4) > 0
+
+
+def test_a_lead_is_right_only_by_what_it_says_not_by_the_passage_it_cites():
+    """The passage's name in a lead's citation is not the lead's answer: "Caduceus." does not say who Pumat Sol
+    is because the passage it cites is called "Trip to The Invulnerable Vagrant"."""
+    gold = GoldQuestion(
+        id="1",
+        question="Who is Pumat Sol?",
+        sessions=[31],
+        evidence=[],
+        kind="entity",
+        answer="The enchanter who runs the Invulnerable Vagrant.",
+    )
+
+    def lead(text: str) -> float:
+        return score_answer(gold, Answer(question=gold.question, text=f"{text}\n\nThe proof.", confidence="medium"))[
+            "short_answer_correct"
+        ]
+
+    assert lead("Caduceus. [C2 Session 31 · Trip to The Invulnerable Vagrant]") == 0.0
+    assert lead("Pumat Sol: the owner of the Invulnerable Vagrant. [C2 Session 31 · Part I]") == 1.0
 
 
 def test_answer_f1_is_squads():

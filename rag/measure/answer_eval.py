@@ -8,8 +8,8 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
 - ``answer_has_evidence``: share of answerable questions whose answer text contains an evidence span
   (a refusal counts as a miss);
 - ``short_answer_correct``: share of answerable questions whose lead line (the answer's first paragraph, when the
-  answer opens with a short answer on a line of its own) contains the gold answer's key term (``key_term``), by
-  the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss;
+  answer opens with a short answer on a line of its own) says the gold answer's key term (``key_term``; its citation
+  left out), by the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss;
 - ``short_answer_precision``: of the answers that show a lead line, the share whose lead holds the key term (how
   often a short answer a player sees is right);
 - ``answer_f1``: token-level F1 of what the answer says (its citations and warning lines left out) against the
@@ -105,7 +105,8 @@ def score_answer(q, result) -> dict[str, Any]:
         return row
     row["false_refusal"] = float(result.refused)
     if key := key_term(q):
-        row["short_answer_correct"] = float(not result.refused and key in norm(lead_line(result.text)))
+        # what the lead says, not the passage name it cites ("Caduceus. [… Trip to The Invulnerable Vagrant]")
+        row["short_answer_correct"] = float(not result.refused and key in norm(said(lead_line(result.text))))
         row["lead_shown"] = float(not result.refused and bool(lead_line(result.text)))
     if q.answer.strip():
         row["answer_f1"] = 0.0 if result.refused else round(token_f1(said(result.text), q.answer), 4)
