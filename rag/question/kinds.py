@@ -67,7 +67,10 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
     (
         "thing",
-        re.compile(rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I),
+        # not "What else was…": "else" is no thing, and the question asks for anything besides
+        re.compile(
+            rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b|else\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I
+        ),
     ),
 )
 KINDS = (
@@ -86,7 +89,7 @@ KINDS = (
     "open",
 )
 _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
-    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
+    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?(?!else\b)['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
@@ -144,6 +147,32 @@ def question_words(question: str) -> frozenset[str]:
     return frozenset(w for w in WH_WORDS if re.search(rf"\b{w}\b", lowered))
 
 
+# What a question asks is read from the question proper (``question_proper``); the search reads all of it.
+# - Players set the scene first: "When Nox asked the knight how he could be undead, what did he say?", "According
+#   to the Plank King, what is the only law in Darktow?", "Wait, who's Regis again?". The question is what follows.
+# - Players ask two questions in one: "Who is Pumat Sol, and how can there be several of him?", "Where did Beau's
+#   red feather come from, and is it magical?". The short answer answers the first.
+# Only a part that opens as a question counts as one: "When did we…", never "When we were in Emon".
+_OPENS_QUESTION = re.compile(
+    rf"^\W*(?:(?:who|whose|what|which|how)\b|(?:when|where|why)\s+{AUXILIARIES}\b|{AUXILIARIES}\b)", re.I
+)
+_SCENE_THEN_QUESTION = re.compile(r"[,:;]\s*(?=(?:who|whose|what|which|how|when|where|why)\b)", re.I)
+_NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{'|'.join(WH_WORDS)}|whose|{AUXILIARIES})\b)", re.I)
+
+
+def question_proper(question: str) -> str:
+    """What the question asks, without the scene set before it or a second question after it ("When we argued
+    about the fish, who stood up for them?" → "who stood up for them?"; "Who is Pumat Sol, and how…?" → "Who is
+    Pumat Sol?"); the question itself when it is all one question, or when no part of it opens as one."""
+    if not _OPENS_QUESTION.match(question):
+        scene = _SCENE_THEN_QUESTION.search(question)
+        if not scene or not _OPENS_QUESTION.match(question[scene.end() :]):
+            return question
+        question = question[scene.end() :]
+    m = _NEXT_QUESTION.search(question)
+    return question[: m.start()].rstrip() + "?" if m else question
+
+
 def asks_number(question: str) -> bool:
     """It asks how much, many, long, old or far, or a price or a year (a passage with a number may answer)."""
     return bool(_ASKS_NUMBER.search(question))
@@ -162,9 +191,11 @@ _ASKS_MEETING = re.compile(r"\b(meet|met|encounter\w*|fight|fought|see|saw|seen|
 
 # "In which sessions…", "each time", "every time", "When has the Professor blanked out on us?": it asks about
 # something that happened more than once, so no one occasion answers it. "Who is in the party?", "Who were the
-# prisoners?", "Who was with Kima?": it asks for everyone of a group, so no one name answers it
+# prisoners?", "Who was with Kima?": it asks for everyone of a group, so no one name answers it. "When did we find
+# the box, and when did we drop it off?" asks about two occasions
 _SEVERAL = re.compile(
     r"\b(?:which|what)\s+(?:sessions|episodes|games|times)\b|\beach\b(?!\s+other\b)|\bevery\s+(?:time|session)\b|"
+    rf"\bwhen\b.*,\s*(?:and\s+)?when\s+{AUXILIARIES}\b|"
     r"\bhow\s+often\b|^\W*when\s+(?:has|have)\b|"
     r"^\W*who\s+(?:all\b|(?:are|were)\b(?!\s+(?:we|you|they|us|them)\b)|(?:is|was)\s+(?:in(?!\s+charge)|among|part\s+of|with)\b)|"
     r"\bmembers\s+of\b",

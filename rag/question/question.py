@@ -25,6 +25,7 @@ from rag.question.kinds import (
     asks_several,
     focus,
     identity_subject,
+    question_proper,
     question_words,
 )
 from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
@@ -90,40 +91,43 @@ class Question:
 
 def read_question(text: str) -> Question:
     """Read a question once. Cheap (tens of microseconds): a pure function of the text."""
-    role = asked_role(text)
-    subject = identity_subject(text)
+    # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
+    # Sol is); its names, words and story order from all of it, since the search looks for all of it
+    first = question_proper(text)
+    role = asked_role(first)
+    subject = identity_subject(first)
     # "who is clarota", typed in lower case, names Clarota as surely as "Who is Clarota?"
     named = text.replace(subject.casefold(), subject) if subject and text.islower() else text
-    first = _FIRST_WORD.match(named)
-    rest = named[first.end() :] if first else named
-    asked = _HOW_MANY_TIMES.sub("how often", text)
-    found_terms = [t for t in terms(asked) if t is not None and t not in _FILLER]
+    opening = _FIRST_WORD.match(named)
+    rest = named[opening.end() :] if opening else named
+    asked, asked_all = (_HOW_MANY_TIMES.sub("how often", part) for part in (first, text))
+    found_terms = [t for t in terms(asked_all) if t is not None and t not in _FILLER]
     return Question(
         text=text,
         kind=(kind := answer_kind(asked)),
-        focus=focus(text),
+        focus=focus(first),
         subject=subject,
-        definition=asks_definition(text),
-        first_mention=asks_first_mention(text),
-        last_mention=asks_last_mention(text),
-        meeting=asks_meeting(text),
-        several=asks_several(asked),
+        definition=asks_definition(first),
+        first_mention=asks_first_mention(first),
+        last_mention=asks_last_mention(first),
+        meeting=asks_meeting(first),
+        several=asks_several(asked) or asks_several(asked_all),
         ending=asks_ending(text),
-        number=asks_number(text),
+        number=asks_number(first),
         question_words=question_words(text),
-        verbs=(verbs := asked_verbs(text, role)),
+        verbs=(verbs := asked_verbs(first, role)),
         role=role,
-        owner_of=asked_owner_of(text),
-        asks_doer=(doer := asks_doer(text)),
-        done_to=done_to(text, verbs) if doer and not role else frozenset(),
+        owner_of=asked_owner_of(first),
+        asks_doer=(doer := asks_doer(first)),
+        done_to=done_to(first, verbs) if doer and not role else frozenset(),
         counted=counted(asked),
-        attribute=asked_attribute(text),
+        attribute=asked_attribute(first),
         names=tuple(names(named)),
         asked_names=tuple(n for n in names(rest) if not (n.isupper() and len(n) <= 4)),
         normed=norm(text),
         words=frozenset(w.removesuffix("'s") for w in words(text)),
         letter_words=frozenset(w.casefold() for w in _LETTER_WORD.findall(text)),
-        content=frozenset(content_words(asked)),
+        content=frozenset(content_words(asked_all)),
         terms=tuple(dict.fromkeys(found_terms)),
         leans_back=leans_on_last_turn(text),
         session_mentions=session_mentions(text),
