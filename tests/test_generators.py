@@ -483,6 +483,11 @@ def test_no_lead_rather_than_a_wrong_one():
     named = "Deep in the caves Vex tames a bear named Trinket, who follows her home."
     assert lead("Which bear did Vex tame?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
     assert lead("What's Vex's bear's name?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
+    # a thing asked about is named as a name is given, by a naming word a few words after it
+    pet = "Tiberius buys a dragonite as a pet, which he names Lockheed."
+    assert lead("What pet did Tiberius buy?", pet, entities=("Lockheed",)) == "Lockheed. [Session 29 · Part 1]"
+    ship = "They board a ship called the Shore Shanty."
+    assert lead("What ship did we board?", ship) == "Shore Shanty. [Session 29 · Part 1]"
     code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
     assert lead("What code word did the party agree on?", code).startswith("Jenga.")
     speech = 'He nearly dies in the fight. "Locke you look like shit" says Xandala, holding her spear.'

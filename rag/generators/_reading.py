@@ -26,7 +26,7 @@ _COLOURS = re.compile(
 )
 _NAMING = re.compile(  # "named", "names him", "called", "known as", "whose name is", then the name (maybe quoted)
     r"\b(?:named|names|name\s+(?:is|was)|called|calls|call|dubbed|christened|known\s+as)\s+"
-    r"(?:(?:him|her|it|them|me|us)\s+)?[\"“‘']?\s*$",
+    r"(?:(?:him|her|it|them|me|us)\s+)?(?:the\s+)?[\"“‘']?\s*$",
     re.I,
 )
 _OPENS_SPEECH = re.compile(r"[\"“]\s*$")
@@ -132,13 +132,23 @@ def owned_place(name: str, sentence: str) -> str | None:
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:
-    """The sentence gives the asked thing this name: "a bear named Trinket", "the ship, the Shore Shanty". Any
-    other name in the sentence is a guess: measured on vault-toa and CRD3, such leads were right 1 time in 10
-    ("What monster was disguised as an isle?" → "Ubtao", from a tale about a su-monster)."""
+    """The sentence gives the asked thing this name: "the ship, the Shore Shanty", "a bear named Trinket", "a
+    pet, which he names Lockheed" (``names_the_noun``). Any other name in the sentence is a guess: measured on
+    vault-toa and CRD3, such leads were right 1 time in 10 ("What monster was disguised as an isle?" → "Ubtao",
+    from a tale about a su-monster)."""
     if not focus:
         return False
+    before = sentence[: sentence.find(name)]
     noun = noun_pattern(focus.split()[-1])
-    return bool(re.search(rf"\b{noun}\b,?\s+(?:(?:named|called)\s+)?(?:the\s+)?{re.escape(name)}", sentence, re.I))
+    return bool(re.search(rf"\b{noun}\b,?\s+(?:the\s+)?$", before, re.I)) or names_the_noun(noun, before)
+
+
+def names_the_noun(noun: str, before: str) -> bool:
+    """The text before a name ends in a naming word that names ``noun`` (a pattern, ``noun_pattern``), a few
+    words after it: "a bear named", "a pet, which he names", "the tavern whose name is"; not "a halfling paladin
+    named" for a tavern."""
+    naming = _NAMING.search(before)
+    return bool(naming) and bool(re.search(rf"\b{noun}\b(?:\W+\w+){{0,3}}\W*$", before[: naming.start()], re.I))
 
 
 def opens_speech(before: str) -> bool:
@@ -154,11 +164,9 @@ def given_as_name(question: Question, name: str, sentence: str) -> bool:
     the question says what is named ("the name of the tavern"), the naming word names that, a few words after it:
     "a halfling paladin named Lady Kima" names no tavern."""
     before = sentence[: sentence.find(name)]
-    if naming := _NAMING.search(before):
+    if _NAMING.search(before):
         thing = question.attribute.thing.split()[-1] if question.attribute and question.attribute.thing else ""
-        return not thing or bool(
-            re.search(rf"\b{noun_pattern(thing)}\b(?:\W+\w+){{0,3}}\W*$", before[: naming.start()], re.I)
-        )
+        return not thing or names_the_noun(noun_pattern(thing), before)
     m = _WORD_BEFORE.search(before)
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 
