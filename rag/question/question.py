@@ -93,35 +93,35 @@ def read_question(text: str) -> Question:
     """Read a question once. Cheap (tens of microseconds): a pure function of the text."""
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
-    first = question_proper(text)
-    role = asked_role(first)
-    subject = identity_subject(first)
+    proper = question_proper(text)
+    role = asked_role(proper)
+    subject = identity_subject(proper)
     # "who is clarota", typed in lower case, names Clarota as surely as "Who is Clarota?"
     named = text.replace(subject.casefold(), subject) if subject and text.islower() else text
     opening = _FIRST_WORD.match(named)
     rest = named[opening.end() :] if opening else named
-    asked, asked_all = (_HOW_MANY_TIMES.sub("how often", part) for part in (first, text))
+    asked, asked_all = (_HOW_MANY_TIMES.sub("how often", part) for part in (proper, text))
     found_terms = [t for t in terms(asked_all) if t is not None and t not in _FILLER]
     return Question(
         text=text,
         kind=(kind := answer_kind(asked)),
-        focus=focus(first),
+        focus=focus(proper),
         subject=subject,
-        definition=asks_definition(first),
-        first_mention=asks_first_mention(first),
-        last_mention=asks_last_mention(first),
-        meeting=asks_meeting(first),
+        definition=asks_definition(proper),
+        first_mention=asks_first_mention(proper),
+        last_mention=asks_last_mention(proper),
+        meeting=asks_meeting(proper),
         several=asks_several(asked) or asks_several(asked_all),
         ending=asks_ending(text),
-        number=asks_number(first),
+        number=asks_number(proper),
         question_words=question_words(text),
-        verbs=(verbs := asked_verbs(first, role)),
+        verbs=(verbs := asked_verbs(proper, role)),
         role=role,
-        owner_of=asked_owner_of(first),
-        asks_doer=(doer := asks_doer(first)),
-        done_to=done_to(first, verbs) if doer and not role else frozenset(),
+        owner_of=asked_owner_of(proper),
+        asks_doer=(doer := asks_doer(proper)),
+        done_to=done_to(proper, verbs) if doer and not role else frozenset(),
         counted=counted(asked),
-        attribute=asked_attribute(first),
+        attribute=asked_attribute(proper),
         names=tuple(names(named)),
         asked_names=tuple(n for n in names(rest) if not (n.isupper() and len(n) <= 4)),
         normed=norm(text),
