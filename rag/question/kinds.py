@@ -53,6 +53,9 @@ _ENDING = re.compile(
     r"\W*$",
     re.I,
 )
+# "What else was lying by the river?": "else" is no thing (neither the kind's nor the focus's noun); it asks for
+# anything besides
+_NO_THING = r"else\b"
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
     ("recap", _ENDING),
@@ -67,9 +70,9 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
     (
         "thing",
-        # not "What else was…": "else" is no thing, and the question asks for anything besides
         re.compile(
-            rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b|else\b)([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b", re.I
+            rf"^\W*(what|which)\s+(?!{AUXILIARIES}\b|{_NO_THING})([a-z][\w'-]*)(\s+[a-z][\w'-]*)?\s+{AUXILIARIES}\b",
+            re.I,
         ),
     ),
 )
@@ -89,7 +92,7 @@ KINDS = (
     "open",
 )
 _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…", "the *name* of…", "the 'best friend'"
-    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?(?!else\b)['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
+    rf"^\W*(?:what|which|who)\s+(?:{AUXILIARIES}\s+)?(?:the\s+)?(?!{_NO_THING})['\"‘“]?([a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)['\"’”]?"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
@@ -156,8 +159,9 @@ def question_words(question: str) -> frozenset[str]:
 _OPENS_QUESTION = re.compile(
     rf"^\W*(?:(?:who|whose|what|which|how)\b|(?:when|where|why)\s+{AUXILIARIES}\b|{AUXILIARIES}\b)", re.I
 )
-_SCENE_THEN_QUESTION = re.compile(r"[,:;]\s*(?=(?:who|whose|what|which|how|when|where|why)\b)", re.I)
-_NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{'|'.join(WH_WORDS)}|whose|{AUXILIARIES})\b)", re.I)
+_ASKING = "|".join((*WH_WORDS, "whose"))
+_SCENE_THEN_QUESTION = re.compile(rf"[,:;]\s*(?=(?:{_ASKING})\b)", re.I)
+_NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{_ASKING}|{AUXILIARIES})\b)", re.I)
 
 
 def question_proper(question: str) -> str:
