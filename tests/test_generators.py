@@ -466,6 +466,31 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
     assert "\n\n" not in answer_text(gen, "How much was the mining guy paying us for the mine?", spot)
 
 
+def test_a_name_the_notes_only_suppose_or_give_someone_else_is_no_short_answer():
+    """ "What did Tiberius name his pet?" had led "Monty." from a Q&A's "Tiberius would have a pseudodragon named
+    Monty" (what he would have, not what he has), and with that gone "Trinket." from Vex's bear: a name question
+    about someone's thing is answered by a sentence about them (or after one that names them)."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+
+    def lead(question: str, *texts: str) -> str:
+        answer = answer_text(gen, question, [hit(" ".join(texts), 10, 1, 1)])
+        return answer.split("\n\n", 1)[0] if "\n\n" in answer else ""
+
+    supposed = "If each of you could have a familiar, what would it be? Tiberius would have a pseudodragon named Monty."
+    assert lead("What did Tiberius name his pet?", supposed) == ""
+    assert lead("What did Tiberius name his pet?", "Vex has a pet bear named Trinket.") == ""  # not his
+    bought = ("Tiberius goes to the market in Emon.", "He buys a dragonite as a pet, which he names Lockheed.")
+    assert lead("What did Tiberius name his pet?", *bought) == "Lockheed. [Session 10 · Part 1]"
+    # what a supposing turns on was real, and a supposing clause ends where another opens
+    fox = "They might have lived together always had it not been for the Fox, who tried to trick his friend."
+    assert lead("Who tried to trick his friend?", fox) == "Fox. [Session 10 · Part 1]"
+    assert lead("Who stole the wine?", "If Kima had stayed, Grog stole the wine.") == "Grog. [Session 10 · Part 1]"
+    assert lead("Who stole the wine?", "Kima thinks Grog would be glad to steal the wine.") == ""
+    assert lead("Who would steal the wine?", "Kima thinks Grog would be glad to steal the wine.") == (
+        "Grog. [Session 10 · Part 1]"
+    )  # a question that supposes is answered by what the notes suppose
+
+
 def test_no_lead_rather_than_a_wrong_one():
     """A short answer a player would read as wrong is worse than none: a name in the sentence for "What
     monster…", the "2000" of "2000-3000 years ago" for a year, scare quotes, the asker's friend by surname, or
@@ -651,10 +676,11 @@ def test_no_lead_rather_than_a_wrong_one():
 
 
 def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():
-    """On the demo, "What did Tiberius name his pet?" led with Vex's bear, quoted first; Tiberius's is further on."""
+    """A quote about Vex's bear comes first; the one about Tiberius's pet, further on, answers "What did Tiberius
+    name his pet?"."""
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=3), SameMeaning(0.5))
     table = hit("Laura Bailey plays Vex, who has a pet bear named Trinket. Liam O'Brien plays Vax.", 1, 2)
-    pets = hit("Tiberius would have a dragonite named Monty. Percy would have a flying squirrel.", 10, 29, 2)
+    pets = hit("Tiberius buys a dragonite named Monty. Percy buys a flying squirrel.", 10, 29, 2)
     text = answer_text(gen, "What did Tiberius name his pet?", [table, pets])
     assert text.startswith("Monty. [Session 10 · Part 29]\n\n") and "named Trinket" in text
 

@@ -14,7 +14,7 @@ from rag.campaign.table_talk import retells
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
-from rag.generators._who import doers, given_as_owner, says_asked_verb, says_done_to
+from rag.generators._who import doers, given_as_owner, says_asked_verb, says_done_to, supposed
 from rag.models import Chunk, format_session
 from rag.names import OWNER_MARK, STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
 from rag.question import Question
@@ -89,6 +89,8 @@ def short_answer(
     if kind not in ("name", "person", "place", "thing"):
         return None
     new = new_names(question, sentence, chunk, capitalised_within(chunk.text) if named is None else named)
+    if not question.supposes:  # "What would Percy have as a familiar?" is answered by what the notes suppose
+        new = [n for n in new if not supposed(sentence[: sentence.find(n)])]
     quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
         q
         for q in _QUOTED.findall(sentence)

@@ -31,13 +31,26 @@ _AFTER_DETERMINER = re.compile(rf"{DETERMINER}$", re.I)
 # "stabs it with his Dagger of Venom", "shoots a Fire Bolt": a name right after a possessive or "a" is a thing
 # someone has or a kind of thing, never someone
 _A_THING = re.compile(rf"\b(?:a|an|{POSSESSIVE})\s+$", re.I)
-# "If Laura dies, she…", "Percy does not know if his sister died": a verb in a condition says it may happen, not that
-# it did
-_CONDITION = re.compile(r"\b(?:if|whether|unless)\b[^,;:.!?]*$", re.I)
+# "If Laura dies, she…", "Percy does not know if his sister died", "Tiberius would have a pseudodragon named Monty":
+# a clause that supposes (a condition, or "would/could/might/should have/be") says what may be, not what was, up to
+# where it ends: a mark, a clause of its own, or what the supposing turns on ("They might have lived together always
+# had it not been for the Fox": the Fox was real)
+_SUPPOSES = re.compile(
+    r"\b(?:if|whether|unless|(?:would|could|might|should)(?:n['’]t|\s+not)?\s+(?:have|be))\b"
+    r"(?:(?!\b(?:who|whom|which|where|when|while|because|since|although|though|that|not(?:\s+been)?\s+for)\b)"
+    r"[^,;:.!?])*$",
+    re.I,
+)
 # "ate some of it": a thing named before, in the same passage
 _BACK = re.compile(r"\b(?:it|them)\b", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
 _BY = re.compile(rf"\bby\s+(?:{DETERMINER})?(?:[a-z][\w'’-]*\s+){{0,2}}$")
+
+
+def supposed(before: str) -> bool:
+    """The text before a word ends inside a clause that supposes (``_SUPPOSES``): what it says there may be, or
+    might have been, not what was."""
+    return bool(_SUPPOSES.search(before))
 
 
 def given_as_owner(thing: str, name: str, sentence: str) -> bool:
@@ -99,11 +112,13 @@ def role_word(question: Question, sentence: str) -> str | None:
 
 def verb_said(question: Question, sentence: str) -> re.Match | None:
     """Where the sentence first says the question's verb, in any of its forms (``base``), as something that happened:
-    never a noun after its determiner ("Vex asks a guard…" does not say who guards), nor a verb in a condition ("If
-    Laura dies, she wants to roll a tiefling" says nothing of who died)."""
+    never a noun after its determiner ("Vex asks a guard…" does not say who guards), nor a verb in a clause that
+    supposes ("If Laura dies, she wants to roll a tiefling" says nothing of who died) unless the question supposes
+    too ("Who would have won?")."""
     for m in WORD.finditer(sentence):
-        before = (sentence, 0, m.start())
-        if base(m.group(0)) in question.verbs and not (_AFTER_DETERMINER.search(*before) or _CONDITION.search(*before)):
+        if base(m.group(0)) not in question.verbs or _AFTER_DETERMINER.search(sentence, 0, m.start()):
+            continue
+        if question.supposes or not supposed(sentence[: m.start()]):
             return m
     return None
 

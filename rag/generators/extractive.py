@@ -258,8 +258,9 @@ class ExtractiveGenerator(Generator):
     ) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
         quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
-        asked about someone comes first from a sentence that names them: "What did Tiberius name his pet?" is
-        not answered by "Vex'ahlia… has a pet bear named Trinket" quoted before "Tiberius… named Monty"; a place
+        asked about someone's pet or thing comes only from a sentence that names them, or follows one that does
+        (``owners``): "What did Tiberius name his pet?" is not answered by "Vex'ahlia… has a pet bear named
+        Trinket"; a place
         comes from a quote that says what the question asks happened there, when one does ("Where did Finn live?"
         is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"), or failing one from
         a quote that names what the question asks about ("Where did we fight the beholder?" is not answered by
@@ -271,8 +272,8 @@ class ExtractiveGenerator(Generator):
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
         places = ((s.hit.chunk.id, order) for s, run in runs[: self.config.reading.lead_quotes] for order in run)
         shown = [by_place[place] for place in places if place in by_place]
-        if question.kind in ("name", "thing") and question.names:
-            shown.sort(key=lambda sentence: not names_passage(question.names, sentence.text))  # stable
+        if question.kind in ("name", "thing") and (whose := owners(question)):
+            shown = [s for s in shown if names_passage(whose, f"{s.previous} {s.text}")]
         if question.kind == "place":
             happened = [s for s in shown if says_asked_verb(question, s.text)] if question.verbs else []
             shown = happened or [s for s in shown if s.overlap > 0]
@@ -287,6 +288,14 @@ class ExtractiveGenerator(Generator):
             if found:
                 return found, sentence
         return None
+
+
+def owners(question: Question) -> tuple[str, ...]:
+    """Whose the asked name or thing is: the owner the question gives ("Vex's bear's name"), none for "the name of
+    the tavern in Emon" (Emon owns nothing), else the names it asks about ("What did Tiberius name his pet?")."""
+    if question.attribute:
+        return (question.attribute.owner,) if question.attribute.owner else ()
+    return question.asked_names
 
 
 def standing(hit: Hit, weigh: ReadingConfig) -> float:

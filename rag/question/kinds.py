@@ -212,6 +212,14 @@ def asks_several(question: str) -> bool:
     return bool(_SEVERAL.search(question))
 
 
+_SUPPOSING = re.compile(r"\b(?:would|could|might|if|unless)\b", re.I)
+
+
+def asks_supposing(question: str) -> bool:
+    """It asks what would, could or might be, or what if: notes that only suppose it may answer it."""
+    return bool(_SUPPOSING.search(question))
+
+
 def asks_ending(question: str) -> bool:
     """It asks how a session ended ("Where did we leave off?"): answered by its last story lines."""
     return bool(_ENDING.search(question))

@@ -23,6 +23,7 @@ from rag.question.kinds import (
     asks_meeting,
     asks_number,
     asks_several,
+    asks_supposing,
     focus,
     identity_subject,
     question_proper,
@@ -55,6 +56,7 @@ class Question:
     several: bool  # asks about more than one occasion or person ("In which sessions…", "When has…", "Who is in…")
     ending: bool  # asks how a session ended ("Where did we leave off?"; the last one unless it names one)
     number: bool  # asks how much, many, old, far, long, a price or a year
+    supposes: bool  # asks what would, could or might be ("What would Percy have as a familiar?"), not what was
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
     verbs: frozenset[str]  # the verb(s) a "who" or "where did…" question asks about, by rag.question.who.base
@@ -114,6 +116,7 @@ def read_question(text: str) -> Question:
         several=asks_several(asked) or asks_several(asked_all),
         ending=asks_ending(text),
         number=asks_number(proper),
+        supposes=asks_supposing(proper),
         question_words=question_words(text),
         verbs=(verbs := asked_verbs(proper, role)),
         role=role,
