@@ -138,6 +138,8 @@ def test_table_talk_is_left_out_unless_nothing_else_is_left(tmp_path):
     assert "shirts" not in two  # a line about the players, in a scene of the story
     three = [x.text for x in pipeline.recap([(0, 3)], "v")]  # a read-out and announcements: nothing else is left
     assert three and any("Brightwater" in t for t in three)
+    first_seen = {e.label: e.first_seen for e in pipeline.timeline("v")}  # the story's people, not the table's
+    assert first_seen == {"Session 1": ["Reyes"], "Session 2": ["Bram"], "Session 3": []}
 
 
 def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):

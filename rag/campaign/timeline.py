@@ -56,7 +56,8 @@ def timeline(
 ) -> list[SessionEntry]:
     """One entry per numbered session note, in session order. With the campaign's ``entities`` and the
     ``table_talk`` settings, a session's scenes are those of the story, without the table talk around it
-    (``rag.campaign.table_talk``) unless it has no other."""
+    (``rag.campaign.table_talk``) unless it has no other, and who first appears in it leaves out the people at
+    the table (a cast list names the players in Session 1; they are not who the party met)."""
     chunks = list(chunks)
     talk = TableTalk(chunks, entities, table_talk) if entities and table_talk is not None else None
     by_session: dict[SessionKey, SessionEntry] = {}
@@ -78,7 +79,8 @@ def timeline(
         entry.scenes = entry.scenes or around.get(key, [])
     for entry in by_session.values():
         entry.played = parse_date(entry.date) if entry.date else None
+    table = talk.table_people if talk is not None else set()  # the players and the GM are no one of the story
     for e in entities:
-        if e.first_session in by_session:
+        if e.first_session in by_session and e.name not in table:
             by_session[e.first_session].first_seen.append(e.name)
     return [by_session[s] for s in sorted(by_session)]
