@@ -513,6 +513,8 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("What pet did Tiberius buy?", pet, entities=("Lockheed",)) == "Lockheed. [Session 29 · Part 1]"
     ship = "They board a ship called the Shore Shanty."
     assert lead("What ship did we board?", ship) == "Shore Shanty. [Session 29 · Part 1]"
+    title = "Percy points out that he'll need to amend one of the names: it's actually \"Lady Vex'ahlia\"."
+    assert lead("What did Percy and Vex name their kids?", title) == ""  # in quotes or not, Vex is not her kids
     code = 'We agree that "Jenga" is the code word for a violent escape from the party.'
     assert lead("What code word did the party agree on?", code).startswith("Jenga.")
     speech = 'He nearly dies in the fight. "Locke you look like shit" says Xandala, holding her spear.'

@@ -16,7 +16,18 @@ from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb, says_done_to, supposed
 from rag.models import Chunk, format_session
-from rag.names import OWNER_MARK, STOPWORDS, TITLES, names, norm, noun_pattern, said_by_one_word, stem, words
+from rag.names import (
+    OWNER_MARK,
+    STOPWORDS,
+    TITLES,
+    names,
+    names_passage,
+    norm,
+    noun_pattern,
+    said_by_one_word,
+    stem,
+    words,
+)
 from rag.question import Question
 
 _COLOURS = re.compile(
@@ -91,10 +102,13 @@ def short_answer(
     new = new_names(question, sentence, chunk, capitalised_within(chunk.text) if named is None else named)
     if not question.supposes:  # "What would Percy have as a familiar?" is answered by what the notes suppose
         new = [n for n in new if not supposed(sentence[: sentence.find(n)])]
-    quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony
-        q
+    quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony; someone
+        q  # the question names is not its answer, however the notes write them ("Lady Vex'ahlia" for Vex)
         for q in _QUOTED.findall(sentence)
-        if norm(q) not in question.normed and len(q.split()) <= 5 and re.search(r"[A-Z]", q)
+        if norm(q) not in question.normed
+        and len(q.split()) <= 5
+        and re.search(r"[A-Z]", q)
+        and not names_passage(question.asked_names, q)
     ]
     quoted = [q for q in quoted if sum(w.islower() and w not in STOPWORDS for w in q.split()) <= 1]  # not speech
     if kind == "name":  # a title in quotes, or a name the sentence gives as one (not any name it holds)
