@@ -114,7 +114,7 @@ def verb_said(question: Question, sentence: str) -> re.Match | None:
     """Where the sentence first says the question's verb, in any of its forms (``base``), as something that happened:
     never a noun after its determiner ("Vex asks a guard…" does not say who guards), nor a verb in a clause that
     supposes ("If Laura dies, she wants to roll a tiefling" says nothing of who died) unless the question supposes
-    too ("Who would have won?")."""
+    too ("Who would win?")."""
     for m in WORD.finditer(sentence):
         if base(m.group(0)) not in question.verbs or _AFTER_DETERMINER.search(sentence, 0, m.start()):
             continue

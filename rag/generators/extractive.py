@@ -257,16 +257,17 @@ class ExtractiveGenerator(Generator):
         self, question: Question, runs: list[tuple[Sentence, list[int]]], scored: list[Sentence]
     ) -> tuple[str, Sentence] | None:
         """(short answer, the sentence it is drawn from), from the best quotes first, each read to its end: a
-        quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it. A name
-        asked about someone's pet or thing comes only from a sentence that names them, or follows one that does
-        (``owners``): "What did Tiberius name his pet?" is not answered by "Vex'ahlia… has a pet bear named
-        Trinket"; a place
-        comes from a quote that says what the question asks happened there, when one does ("Where did Finn live?"
-        is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"), or failing one from
-        a quote that names what the question asks about ("Where did we fight the beholder?" is not answered by
-        "everyone met in the city of Stilben"). A question
-        about more than one occasion or person ("When has the Professor blanked out on us?", "Who is in the
-        party?") gets no one session or name first: it would say there was one."""
+        quote's later sentence ("He's an anthropologist…" after "We save Orvex Ocrammas.") may hold it.
+
+        - A name asked about someone's pet or thing comes only from a sentence that names them, or follows one
+          that does (``owners``): "What did Tiberius name his pet?" is not answered by "Vex'ahlia… has a pet bear
+          named Trinket".
+        - A place comes from a quote that says what the question asks happened there, when one does ("Where did
+          Finn live?" is not answered by "went on his way to Oonagh" quoted before "Finn lived in Knockmany"), or
+          failing one from a quote that names what the question asks about ("Where did we fight the beholder?" is
+          not answered by "everyone met in the city of Stilben").
+        - A question about more than one occasion or person ("When has the Professor blanked out on us?", "Who is
+          in the party?") gets no one session or name first: it would say there was one."""
         if question.several and question.kind in ("session", "person"):
             return None
         by_place = {(x.hit.chunk.id, x.order): x for x in scored}
