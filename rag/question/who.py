@@ -50,9 +50,10 @@ _SOMEONE = frozenset(_SOMEONE_WORDS.split())
 _WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
-# "Who gave …", "Who first gave …" (the verb after any adverb), "Who might blow …" (after a modal): a stop word
+# "Who gave …", "Who first gave …" (the verb after any adverb), "Who might blow …", "Who would have stolen …" (after a
+# modal, and its "have"): a stop word
 # there ("Who will the king's daughters marry?", "Who or what is…?") is no verb, and the question no subject question
-_MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+)?"
+_MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+(?:have\s+)?)?"
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}{_MODAL}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
 # "Who has the map?", "Who had three daughters?" ask who has it; "Who had carried off the princesses?", "Who had to
 # live in a stove?" who did it (the participle after "had", the verb after "had to"). A preposition that ends it
@@ -178,5 +179,22 @@ def _verbs(question: str) -> frozenset[str]:
     clause = _PREPOSITION.split(m.group(1), maxsplit=1)[0]
     # "the cat meet" → "meet"; but "Who had a spite…" asks "had", and the noun is all that is left to look for
     said = [WORD.findall(text) for text in (_DETERMINED.sub(" ", clause), clause)]
-    content = ([base(w) for w in ws if w.islower() and w not in STOPWORDS and len(w) > 2] for ws in said)
-    return frozenset(next((c for c in content if c), ()))
+    content = ([w for w in ws if w.islower() and w not in STOPWORDS and (len(w) > 2 or _is_verb(w))] for ws in said)
+    words_said = next((c for c in content if c), [])
+    # "Where did we first meet Allura?", "Where did they all live together?": the verb, not the words around it
+    verbs = [w for w in words_said if _may_be_verb(w)] or words_said
+    return frozenset(base(w) for w in verbs)
+
+
+def _may_be_verb(word: str) -> bool:
+    """lemminflect's dictionary knows the word as a verb, or does not know it ("yeeted")."""
+    from lemminflect import getAllLemmas
+
+    return not getAllLemmas(word) or _is_verb(word)
+
+
+def _is_verb(word: str) -> bool:
+    """lemminflect's dictionary knows the word as a verb ("go": short words are kept only if so)."""
+    from lemminflect import getAllLemmas
+
+    return "VERB" in getAllLemmas(word)
