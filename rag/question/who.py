@@ -160,7 +160,8 @@ def _participle(word: str) -> bool:
 
 def asked_verbs(question: str, role: str | None) -> frozenset[str]:
     """The verb(s) a "who" question asks about, by ``base``: "Who gave…" → {give}; "Who did Locke marry?" → the
-    lower-case words after its subject up to a preposition ({marry}); the role's ("Who is the king…?" → {king});
+    lower-case words after its subject up to a preposition that lemminflect knows as verbs ({marry}; in "Where did
+    we first meet Allura?" not "first"); the role's ("Who is the king…?" → {king});
     none for "Who is/was…?". "Who gave…?" also counts the verbs by which notes say it ("provided", "hired")."""
     if role:
         return frozenset({base(role)})
