@@ -180,7 +180,7 @@ def _verbs(question: str) -> frozenset[str]:
     clause = _PREPOSITION.split(m.group(1), maxsplit=1)[0]
     # "the cat meet" → "meet"; but "Who had a spite…" asks "had", and the noun is all that is left to look for
     said = [WORD.findall(text) for text in (_DETERMINED.sub(" ", clause), clause)]
-    content = ([w for w in ws if w.islower() and w not in STOPWORDS and (len(w) > 2 or _is_verb(w))] for ws in said)
+    content = ([w for w in ws if w.islower() and w not in STOPWORDS and len(w) > 2] for ws in said)
     words_said = next((c for c in content if c), [])
     # "Where did we first meet Allura?", "Where did they all live together?": the verb, not the words around it
     verbs = [w for w in words_said if _may_be_verb(w)] or words_said
@@ -191,11 +191,5 @@ def _may_be_verb(word: str) -> bool:
     """lemminflect's dictionary knows the word as a verb, or does not know it ("yeeted")."""
     from lemminflect import getAllLemmas
 
-    return not getAllLemmas(word) or _is_verb(word)
-
-
-def _is_verb(word: str) -> bool:
-    """lemminflect's dictionary knows the word as a verb ("go": short words are kept only if so)."""
-    from lemminflect import getAllLemmas
-
-    return "VERB" in getAllLemmas(word)
+    lemmas = getAllLemmas(word)
+    return not lemmas or "VERB" in lemmas
