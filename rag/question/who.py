@@ -51,8 +51,8 @@ _WHOSE = re.compile(r"^\W*whose\s+([a-z][\w'-]*)", re.I)
 # Words between "who" and its verb; possessive (*+), so "Who else was…" never takes "else" for the verb
 _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|originally|eventually|just|still)\s+)*+"
 # "Who gave …", "Who first gave …" (the verb after any adverb), "Who might blow …", "Who would have stolen …" (after a
-# modal, and its "have"): a stop word
-# there ("Who will the king's daughters marry?", "Who or what is…?") is no verb, and the question no subject question
+# modal, and its "have"): a stop word there ("Who will the king's daughters marry?", "Who or what is…?") is no verb,
+# and the question no subject question
 _MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+(?:have\s+)?)?"
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}{_MODAL}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
 # "Who has the map?", "Who had three daughters?" ask who has it; "Who had carried off the princesses?", "Who had to
