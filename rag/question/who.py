@@ -91,17 +91,18 @@ def asked_role(question: str) -> str | None:
     """The role a "Who is the <role>…?" question asks for by its word ("king", "enemy"), or None."""
     m = _ROLE_QUESTION.match(question.strip())
     role = m.group(1).split()[-1].casefold() if m else None
-    if role is None or role in _SOMEONE or role in STOPWORDS or not may_be_noun(role):
+    if role is None or role in _SOMEONE or role in STOPWORDS or not may_be(role, "NOUN"):
         return None  # "Who was the youngest of the sons?", "Who was the princess looking for?": no noun asked
     return role
 
 
-def may_be_noun(word: str) -> bool:
-    """lemminflect's dictionary knows the word as a noun, or does not know it ("halfling", "BBEG")."""
+def may_be(word: str, part_of_speech: str) -> bool:
+    """lemminflect's dictionary knows the word as that part of speech ("NOUN", "VERB"), or does not know it
+    ("halfling", "BBEG", "yeeted")."""
     from lemminflect import getAllLemmas
 
     lemmas = getAllLemmas(word)
-    return not lemmas or "NOUN" in lemmas
+    return not lemmas or part_of_speech in lemmas
 
 
 def asked_owner_of(question: str) -> str | None:
@@ -125,7 +126,7 @@ def done_to(question: str, verbs: frozenset[str]) -> frozenset[str]:
         and len(w) > 1
         and not WORK.fullmatch(w)
         and base(w) not in verbs
-        and may_be_noun(w)
+        and may_be(w, "NOUN")
         and "ADV" not in getAllLemmas(w)
     )
 
@@ -183,13 +184,5 @@ def _verbs(question: str) -> frozenset[str]:
     content = ([w for w in ws if w.islower() and w not in STOPWORDS and len(w) > 2] for ws in said)
     words_said = next((c for c in content if c), [])
     # "Where did we first meet Allura?", "Where did they all live together?": the verb, not the words around it
-    verbs = [w for w in words_said if _may_be_verb(w)] or words_said
+    verbs = [w for w in words_said if may_be(w, "VERB")] or words_said
     return frozenset(base(w) for w in verbs)
-
-
-def _may_be_verb(word: str) -> bool:
-    """lemminflect's dictionary knows the word as a verb, or does not know it ("yeeted")."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word)
-    return not lemmas or "VERB" in lemmas
