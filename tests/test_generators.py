@@ -911,3 +911,26 @@ def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_
     assert answer(0.10, 0.05).startswith("The silver key lies under the old altar.")
     assert answer(1e6, -1e6).startswith("Brom buried it")  # no score overflows
     assert answer().startswith("Brom buried it")  # no reranker (or one whose scores have no scale): the rank alone
+
+
+def test_when_the_reranker_cannot_tell_its_two_best_passages_apart_the_answer_quotes_both():
+    """Three sentences of the first passage match the question's words; the second passage, which the reranker is
+    nearly as sure of, is quoted too (at most two quotes from one passage). A first passage the reranker is far
+    surer of gives all three quotes, as before."""
+    question = "What happened to the goblin prisoner in the tower?"
+    tower = hit(
+        "The goblin prisoner in the tower screamed. The tower guards beat the goblin prisoner. "
+        "The goblin prisoner in the tower went quiet.",
+        4,
+        1,
+        1,
+    )
+    cell = hit("In the end the goblin prisoner escaped through the tower drain.", 5, 1, 2)
+
+    def cited_sessions(first: float, second: float) -> list[str]:
+        hits = [replace(tower, sure=first), replace(cell, sure=second)]
+        text = answer_text(ExtractiveGenerator(AnswerConfig(), SameMeaning(0.5)), question, hits)
+        return [part for part in ("Session 4", "Session 5") if part in text]
+
+    assert cited_sessions(0.62, 0.58) == ["Session 4", "Session 5"]
+    assert cited_sessions(0.9, 0.2) == ["Session 4"]

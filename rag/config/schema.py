@@ -175,6 +175,11 @@ class ReadingConfig(Section):
     # what does not answer (0.6 → 0.7: citation precision vault-toa .591 → .612, CRD3 .466 → .476, the same answers
     # holding the evidence; 0.75 and 0.8 lose evidence)
     pick_keep: float = Field(0.7, ge=0, le=1)
+    # When the reranker is nearly as sure of its second passage as of its first (within ``tie_margin``), no passage
+    # gives more than ``tie_quotes`` quotes: there the second passage held the answer as often as the first, and the
+    # answer shows both (docs/experiments/README.md, thirteenth session)
+    tie_margin: float = Field(0.1, ge=0, le=1)
+    tie_quotes: int = Field(2, ge=1)
     # "When did we last see Kima?" is answered by the passage the search found to name Kima last (its
     # ``first_mention`` score: 1, then 1/2…), in a sentence naming her, whatever else matches "see". Not for a
     # first-time question: its first passage naming someone may come before the meeting asked about, and favouring
