@@ -20,6 +20,7 @@ from rag.question import Question
 from rag.rerankers import Reranker
 from rag.search import structure
 from rag.search.first_mention import mention_passages
+from rag.search.ties import break_tie
 from rag.search.unknown_names import unknown_names
 from rag.stores import Store
 
@@ -267,7 +268,7 @@ class Retriever:
             hit.rank = rank
             if rank <= len(head):
                 hit.ranks["rerank"] = rank
-        return head + tail
+        return break_tie(question, head + tail, self.embedder, self.config.reranker.tie_margin)
 
     def _link_search(self, vector, filters: Filters) -> structure.LinkSearch | None:
         """Session passages that link a page, best first by meaning, within the search's own filters."""

@@ -1,0 +1,45 @@
+"""Two passages the reranker cannot tell apart: the one whose best sentence means most nearly what is asked first.
+
+The learned reranker scores whole passages (their words, their first-stage scores, their neighbours); when it is
+nearly as sure of its second passage as of its first, its order says little, and the second passage held the
+answer more often than the first (docs/experiments/README.md). A passage of notes tells several things, one
+sentence each; the sentence that answers is the one nearest the question in meaning, which a passage's cosine
+blurs with every other sentence in it.
+"""
+
+from __future__ import annotations
+
+from rag.embedders import Embedder
+from rag.models import Hit
+from rag.names import sentences
+from rag.question import Question
+
+
+def held_place(hit: Hit) -> bool:
+    """A passage placed by a rule, not by the reranker's score: a reference page (the reranker holds the first
+    stage's place for it) or a passage the first-mention search found."""
+    return hit.chunk.session is None or bool(hit.scores.get("first_mention"))
+
+
+def best_sentence_meaning(question: Question, hit: Hit, embedder: Embedder) -> float:
+    texts = sentences(hit.chunk.text)
+    if not texts:
+        return 0.0
+    vectors = embedder.embed_exactly([question.text, *texts])
+    return float((vectors[1:] @ vectors[0]).max())
+
+
+def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, margin: float) -> list[Hit]:
+    """``hits`` in the reranker's order, its first two swapped when they are within ``margin`` of sure-ness, both
+    were placed by its score, and the second's best sentence is nearer the question in meaning."""
+    if margin <= 0 or embedder is None or len(hits) < 2:
+        return hits
+    first, second = hits[0], hits[1]
+    if first.sure is None or second.sure is None or first.sure - second.sure >= margin:
+        return hits
+    if held_place(first) or held_place(second):
+        return hits
+    if best_sentence_meaning(question, second, embedder) <= best_sentence_meaning(question, first, embedder):
+        return hits
+    first.rank, second.rank = 2, 1
+    return [second, first, *hits[2:]]

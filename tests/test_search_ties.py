@@ -1,0 +1,58 @@
+"""The search's tie-break: two passages the reranker is nearly as sure of are ordered by their best sentence's
+meaning, and only then."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from rag.embedders import Embedder
+from rag.models import Chunk, Hit
+from rag.question import read_question
+from rag.search.ties import break_tie
+
+QUESTION = read_question("Where did we sleep after the bridge?")
+
+
+class ByWord(Embedder):
+    """A sentence means what the question asks when it says "slept": cosine 1, else 0."""
+
+    def embed_batch(self, texts):
+        return np.array([[1.0, 0.0] if i == 0 or "slept" in t else [0.0, 1.0] for i, t in enumerate(texts)])
+
+
+def hit(text: str, rank: int, sure: float, session: int | None = 1, **scores: float) -> Hit:
+    chunk = Chunk("demo", f"Session {rank}.md", 0, text, f"Session {rank}", session=session)
+    return Hit(chunk, 1.0, rank, scores=dict(scores), sure=sure)
+
+
+CAMP = hit("We crossed the bridge. The goblins were loud.", 1, 0.55)
+NEST = hit("We reached the keep. We slept in a nest of snakes.", 2, 0.50)
+
+
+def texts(hits: list[Hit]) -> list[str]:
+    return [h.chunk.text for h in hits]
+
+
+def test_the_passage_whose_sentence_answers_comes_first_when_the_reranker_cannot_tell_them_apart():
+    hits = break_tie(QUESTION, [replace(CAMP), replace(NEST)], ByWord(), 0.1)
+    assert texts(hits) == [NEST.chunk.text, CAMP.chunk.text]
+    assert [h.rank for h in hits] == [1, 2]
+
+
+def test_a_reranker_sure_of_its_first_passage_keeps_its_order():
+    hits = break_tie(QUESTION, [replace(CAMP, sure=0.9), replace(NEST, sure=0.2)], ByWord(), 0.1)
+    assert texts(hits) == [CAMP.chunk.text, NEST.chunk.text]
+
+
+def test_a_page_or_a_first_mention_keeps_the_place_a_rule_gave_it():
+    page = replace(CAMP, chunk=replace(CAMP.chunk, session=None))
+    assert texts(break_tie(QUESTION, [page, replace(NEST)], ByWord(), 0.1))[0] == CAMP.chunk.text
+    mention = replace(CAMP, scores={"first_mention": 1.0})
+    assert texts(break_tie(QUESTION, [mention, replace(NEST)], ByWord(), 0.1))[0] == CAMP.chunk.text
+
+
+def test_off_at_margin_zero_or_without_a_model():
+    assert texts(break_tie(QUESTION, [replace(CAMP), replace(NEST)], ByWord(), 0.0))[0] == CAMP.chunk.text
+    assert texts(break_tie(QUESTION, [replace(CAMP), replace(NEST)], None, 0.1))[0] == CAMP.chunk.text
