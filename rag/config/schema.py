@@ -141,8 +141,8 @@ class RerankConfig(Section):
     model: str = "cross-encoder/ms-marco-MiniLM-L6-v2"  # cross-encoder: hub name or local folder
     candidates: int = Field(20, ge=1, le=200)  # how many first-stage hits are reranked
     # when the reranker is this close to as sure of its second passage as of its first, the one whose best sentence
-    # means most nearly what the question asks comes first (rag/search/ties.py); 0 = never
-    tie_margin: float = Field(0.0, ge=0, le=1)
+    # means most nearly what the question asks comes first (rag/search/ties.py; docs/experiments/README.md); 0 = never
+    tie_margin: float = Field(0.2, ge=0, le=1)
     batch_size: int = Field(32, ge=1, le=1024)
     # llm: the model's context length in tokens (a llama.cpp server's default is 2048); the passages to re-read are
     # sent in requests that fit it, at about 4 characters a token (rag/rerankers/llm.py)
