@@ -36,9 +36,11 @@ def texts(hits: list[Hit]) -> list[str]:
 
 
 def test_the_passage_whose_sentence_answers_comes_first_when_the_reranker_cannot_tell_them_apart():
-    hits = break_tie(QUESTION, [replace(CAMP), replace(NEST)], ByWord(), 0.1)
+    reranked = [replace(CAMP, ranks={"rerank": 1}), replace(NEST, ranks={"rerank": 2})]
+    hits = break_tie(QUESTION, reranked, ByWord(), 0.1)
     assert texts(hits) == [NEST.chunk.text, CAMP.chunk.text]
     assert [h.rank for h in hits] == [1, 2]
+    assert [h.ranks["rerank"] for h in hits] == [1, 2]  # the reranking chart shows the order the player sees
 
 
 def test_a_reranker_sure_of_its_first_passage_keeps_its_order():

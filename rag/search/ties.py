@@ -41,5 +41,8 @@ def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, ma
         return hits
     if best_sentence_meaning(question, second, embedder) <= best_sentence_meaning(question, first, embedder):
         return hits
-    first.rank, second.rank = 2, 1
+    for hit, rank in ((second, 1), (first, 2)):  # the tie-break is part of reranking: its charts show this order
+        hit.rank = rank
+        if "rerank" in hit.ranks:
+            hit.ranks["rerank"] = rank
     return [second, first, *hits[2:]]
