@@ -21,12 +21,15 @@ def held_place(hit: Hit) -> bool:
     return hit.chunk.session is None or bool(hit.scores.get("first_mention"))
 
 
-def best_sentence_meaning(question: Question, hit: Hit, embedder: Embedder) -> float:
-    texts = sentences(hit.chunk.text)
-    if not texts:
-        return 0.0
-    vectors = embedder.embed_exactly([question.text, *texts])
-    return float((vectors[1:] @ vectors[0]).max())
+def best_sentence_meaning(question: Question, hits: list[Hit], embedder: Embedder) -> list[float]:
+    """Each passage's best sentence's cosine with the question, all read in one call of the model."""
+    texts = [sentences(hit.chunk.text) for hit in hits]
+    vectors = embedder.embed_exactly([question.text, *(t for each in texts for t in each)])
+    cosines, start, best = vectors[1:] @ vectors[0], 0, []
+    for each in texts:
+        best.append(float(cosines[start : start + len(each)].max()) if each else 0.0)
+        start += len(each)
+    return best
 
 
 def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, margin: float) -> list[Hit]:
@@ -39,7 +42,8 @@ def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, ma
         return hits
     if held_place(first) or held_place(second):
         return hits
-    if best_sentence_meaning(question, second, embedder) <= best_sentence_meaning(question, first, embedder):
+    first_best, second_best = best_sentence_meaning(question, [first, second], embedder)
+    if second_best <= first_best:
         return hits
     for hit, rank in ((second, 1), (first, 2)):  # the tie-break is part of reranking: its charts show this order
         hit.rank = rank
