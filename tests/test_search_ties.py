@@ -58,3 +58,20 @@ def test_a_page_or_a_first_mention_keeps_the_place_a_rule_gave_it():
 def test_off_at_margin_zero_or_without_a_model():
     assert texts(break_tie(QUESTION, [replace(CAMP), replace(NEST)], ByWord(), 0.0))[0] == CAMP.chunk.text
     assert texts(break_tie(QUESTION, [replace(CAMP), replace(NEST)], None, 0.1))[0] == CAMP.chunk.text
+
+
+def test_the_sentence_two_overlapping_passages_share_decides_nothing():
+    """Passages overlap by a sentence; when that sentence is the best of both, the reranker's order stands."""
+    shared = "We slept in a nest of snakes."
+    first = replace(CAMP, chunk=replace(CAMP.chunk, text=f"We crossed the bridge. {shared}"))
+    second = replace(NEST, chunk=replace(NEST.chunk, text=f"{shared} The snakes woke up."))
+    assert texts(break_tie(QUESTION, [first, second], Rounding(), 0.1))[0] == first.chunk.text
+
+
+class Rounding(ByWord):
+    """As ``ByWord``, with the batch's rounding: a sentence read later in the batch comes out a hair nearer."""
+
+    def embed_batch(self, texts):
+        vectors = super().embed_batch(texts)
+        vectors[1:, 0] *= 1 + 1e-7 * np.arange(1, len(texts))
+        return vectors

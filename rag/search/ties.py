@@ -14,6 +14,8 @@ from rag.models import Hit
 from rag.names import sentences
 from rag.question import Question
 
+SAME = 1e-6  # two cosines closer than this are the same: full-precision vectors agree to about 1e-7
+
 
 def held_place(hit: Hit) -> bool:
     """A passage placed by a rule, not by the reranker's score: a reference page (the reranker holds the first
@@ -21,13 +23,17 @@ def held_place(hit: Hit) -> bool:
     return hit.chunk.session is None or bool(hit.scores.get("first_mention"))
 
 
-def best_sentence_meaning(question: Question, hits: list[Hit], embedder: Embedder) -> list[float]:
-    """Each passage's best sentence's cosine with the question, all read in one call of the model."""
+def best_sentences(question: Question, hits: list[Hit], embedder: Embedder) -> list[tuple[float, str]]:
+    """Each passage's best sentence and its cosine with the question, all read in one call of the model."""
     texts = [sentences(hit.chunk.text) for hit in hits]
     vectors = embedder.embed_exactly([question.text, *(t for each in texts for t in each)])
     cosines, start, best = vectors[1:] @ vectors[0], 0, []
     for each in texts:
-        best.append(float(cosines[start : start + len(each)].max()) if each else 0.0)
+        if each:
+            i = int(cosines[start : start + len(each)].argmax())
+            best.append((float(cosines[start + i]), each[i]))
+        else:
+            best.append((0.0, ""))
         start += len(each)
     return best
 
@@ -42,8 +48,10 @@ def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, ma
         return hits
     if held_place(first) or held_place(second):
         return hits
-    first_best, second_best = best_sentence_meaning(question, [first, second], embedder)
-    if second_best <= first_best:
+    (first_cosine, first_text), (second_cosine, second_text) = best_sentences(question, [first, second], embedder)
+    # the same sentence in both (passages overlap by a sentence) says nothing either way; its two cosines differ only
+    # by the batch's rounding
+    if second_text == first_text or second_cosine <= first_cosine + SAME:
         return hits
     for hit, rank in ((second, 1), (first, 2)):  # the tie-break is part of reranking: its charts show this order
         hit.rank = rank
