@@ -22,9 +22,9 @@ class ByWord(Embedder):
         return np.array([[1.0, 0.0] if i == 0 or "slept" in t else [0.0, 1.0] for i, t in enumerate(texts)])
 
 
-def hit(text: str, rank: int, sure: float, session: int | None = 1, **scores: float) -> Hit:
-    chunk = Chunk("demo", f"Session {rank}.md", 0, text, f"Session {rank}", session=session)
-    return Hit(chunk, 1.0, rank, scores=dict(scores), sure=sure)
+def hit(text: str, rank: int, sure: float) -> Hit:
+    chunk = Chunk("demo", f"Session {rank}.md", 0, text, f"Session {rank}", session=rank)
+    return Hit(chunk, 1.0, rank, sure=sure)
 
 
 CAMP = hit("We crossed the bridge. The goblins were loud.", 1, 0.55)

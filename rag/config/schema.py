@@ -179,8 +179,8 @@ class ReadingConfig(Section):
     # holding the evidence; 0.75 and 0.8 lose evidence)
     pick_keep: float = Field(0.7, ge=0, le=1)
     # When the reranker is nearly as sure of its second passage as of its first (within ``tie_margin``), no passage
-    # gives more than ``tie_quotes`` quotes: there the second passage held the answer as often as the first, and the
-    # answer shows both (docs/experiments/README.md, thirteenth session)
+    # gives more than ``tie_quotes`` quotes: there the second passage held the answer more often than the first, and
+    # the answer shows both (docs/experiments/README.md, thirteenth session)
     tie_margin: float = Field(0.1, ge=0, le=1)
     tie_quotes: int = Field(2, ge=1)
     # "When did we last see Kima?" is answered by the passage the search found to name Kima last (its

@@ -18,9 +18,9 @@ SAME = 1e-6  # two cosines closer than this are the same: full-precision vectors
 
 
 def held_place(hit: Hit) -> bool:
-    """A passage placed by a rule, not by the reranker's score: a reference page (the reranker holds the first
-    stage's place for it) or a passage the first-mention search found."""
-    return hit.chunk.session is None or bool(hit.scores.get("first_mention"))
+    """A passage placed by a rule, not by the reranker's score: the learned reranker holds the first stage's place
+    for a reference page and for a passage the first-mention search found (its ``keep`` columns)."""
+    return hit.chunk.is_reference or bool(hit.scores.get("first_mention"))
 
 
 def best_sentences(question: Question, hits: list[Hit], embedder: Embedder) -> list[tuple[float, str]]:
