@@ -47,7 +47,11 @@ except ChroniclerError as err:
 files = files_frame(chunks)
 
 cols = st.columns(4)
-cols[0].metric("Sessions", len(sessions), help="Notes whose file name gives a session number, e.g. 'Session 12.md'.")
+cols[0].metric(
+    "Sessions",
+    len(sessions),
+    help="Notes that give a session number in their name or title, e.g. 'Session 12.md' or '2023-04-01 Session 12'.",
+)
 cols[1].metric(
     "People, places & things",
     len(cast.entities),

@@ -167,6 +167,33 @@ def test_session_from_name(source, expected):
         assert isinstance(session, float) == (session == 20.5)
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("2023-04-01 Session 12.md", (12, None)),  # a date first: Obsidian's daily-note habit
+        ("Sessions/Session 3 The Heist.md", (3, None)),
+        ("session 3 notes.md", (3, None)),
+        ("Session_12.md", (12, None)),
+        ("C2 Session 20 The Heist.md", (20, 2)),
+        ("Pre-Session 5 prep.md", (None, None)),
+        ("Session Zero.md", (None, None)),
+    ],
+)
+def test_session_number_anywhere_in_the_file_name(source, expected):
+    """A note with no title of its own is named by its file, and players name those as they like: without this,
+    a vault of "2021-01-01 Session 23.md" notes had no session at all (no "In Session 23", no "as of session")."""
+    note = parse_note("- We went to the inn.", source, CFG)
+    assert (note.session, note.campaign_no) == expected
+    assert note.kind == ("session" if expected[0] is not None else "note" if "/" not in source else "Sessions")
+
+
+def test_front_matter_and_title_outrank_a_loose_file_name():
+    dated = "2023-04-01 Session 12.md"
+    assert parse_note("---\nsession: 13\n---\n- We went.", dated, CFG).session == 13
+    assert parse_note("# Session 14: The Heist\n- We went.", dated, CFG).session == 14
+    assert parse_note("- We went.", dated, CFG).session == 12
+
+
 def test_session_offset_is_added():
     cfg = NotesConfig(session_offset=-1)
     assert session_from_name("Session 05.md", cfg) == (4, None)

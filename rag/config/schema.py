@@ -41,7 +41,7 @@ class NotesConfig(Section):
     session_offset: int = 0
     # Searched (not matched whole) in a title when the file name has no number: front matter ``title``, an
     # H1, a PDF/Word/HTML document title or an e-mail subject ("Re: Session 12 recap"). Same named groups.
-    title_session_pattern: str = r"(?<![\w-])Session\s*#?\s*(?P<session>\d+(?:\.\d+)?)\b"
+    title_session_pattern: str = r"(?<![\w-])(?:C(?P<campaign>\d+)\s*)?Session[\s_-]*#?\s*(?P<session>\d+(?:\.\d+)?)\b"
     max_file_mb: float = Field(5.0, gt=0)
     max_document_mb: float = Field(50.0, gt=0)  # PDF, Word and .eml: their images and attachments take the bytes
     extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx"]

@@ -58,7 +58,9 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
     session, campaign_no = session_from_name(source, config)
     session_from = ""
     if session is None:
-        candidates = [(title, "title"), (front_title, "title"), *titles]
+        # last, "Session N" anywhere in the file name, as in a title: an Obsidian note's name is its title, and
+        # players write it as they like ("2023-04-01 Session 12", "Session 3 The Heist", "session 3 notes")
+        candidates = [(title, "title"), (front_title, "title"), *titles, (stem, "")]
         session, campaign_no, session_from = session_from_text(front, candidates, config)
     is_session = session is not None
     if session is not None and session < 0:
@@ -166,7 +168,7 @@ def session_from_text(
     """``(session, campaign_no, origin)`` for a file whose name has no session number.
 
     A front matter ``session: 12`` is taken as written (it is explicit, so no offset); else the first title
-    (``(text, origin)`` pairs, origin "title" or "subject") in which ``notes.title_session_pattern`` finds a
+    (``(text, origin)`` pairs, origin "title", "subject", or "" for the file name) in which ``notes.title_session_pattern`` finds a
     number, with ``session_offset`` added as for file names. ``(None, None, "")`` when there is none."""
     value = front.get("session")
     if isinstance(value, str):

@@ -125,7 +125,7 @@ def build_note(
     session, campaign_no = session_from_name(source, config)
     origin = ""
     if session is None:
-        session, campaign_no, origin = session_from_text({}, [(doc_title, "title")], config)
+        session, campaign_no, origin = session_from_text({}, [(doc_title, "title"), (title, "")], config)
     if session is not None and session < 0:
         warnings.append(f"session number {session} is below 0 after notes.session_offset; stored without one")
         session, origin = None, ""
