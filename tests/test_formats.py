@@ -243,9 +243,9 @@ def test_session_from_front_matter_or_title_when_the_file_name_has_none(tmp_path
 
 
 def test_title_session_pattern_is_configurable(tmp_path):
-    (tmp_path / "Recap.md").write_text("# Episode 21: the storm\n- Wind\n")
+    (tmp_path / "Recap.md").write_text("# Chapter 21: the storm\n- Wind\n")
     assert load_notes(tmp_path, CFG)[0][0].session is None
-    cfg = NotesConfig(title_session_pattern=r"Episode (?P<session>\d+)")
+    cfg = NotesConfig(title_session_pattern=r"Chapter (?P<session>\d+)")
     note = load_notes(tmp_path, cfg)[0][0]
     assert (note.session, note.session_from) == (21, "title")
     chunk = chunk_notes([note], "demo", ChunkingConfig())[0]

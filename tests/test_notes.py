@@ -175,8 +175,18 @@ def test_session_from_name(source, expected):
         ("session 3 notes.md", (3, None)),
         ("Session_12.md", (12, None)),
         ("C2 Session 20 The Heist.md", (20, 2)),
+        ("Episode 4 The Heist.md", (4, None)),  # a streamed campaign's sessions
+        ("Ep. 7.md", (7, None)),
         ("Pre-Session 5 prep.md", (None, None)),
         ("Session Zero.md", (None, None)),
+        ("Step 3.md", (None, None)),
+        # in a folder kept for sessions, a note named by its number alone
+        ("Sessions/01.md", (1, None)),
+        ("Session Notes/12 - The Heist.md", (12, None)),
+        ("Episodes/20.5 Bonus.md", (20.5, None)),
+        ("Sessions/2023-04-01.md", (None, None)),  # a date is no session number
+        ("Sessions/Index.md", (None, None)),
+        ("NPCs/01.md", (None, None)),  # a number elsewhere is no session
     ],
 )
 def test_session_number_anywhere_in_the_file_name(source, expected):
@@ -184,7 +194,8 @@ def test_session_number_anywhere_in_the_file_name(source, expected):
     a vault of "2021-01-01 Session 23.md" notes had no session at all (no "In Session 23", no "as of session")."""
     note = parse_note("- We went to the inn.", source, CFG)
     assert (note.session, note.campaign_no) == expected
-    assert note.kind == ("session" if expected[0] is not None else "note" if "/" not in source else "Sessions")
+    folder = source.split("/")[0] if "/" in source else "note"
+    assert note.kind == ("session" if expected[0] is not None else folder)
 
 
 def test_front_matter_and_title_outrank_a_loose_file_name():

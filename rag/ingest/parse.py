@@ -22,6 +22,8 @@ from rag.models import Note, Session
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 # "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
 _NAME_SUFFIX = re.compile(r"^(.*?\S)\s*(?:[-–—:]\s+.*|[(\[].*)$")
+# "01", "12 - The Heist", "20.5 Bonus" in a sessions folder; never a date ("2023-04-01", "12-05-2023")
+_NUMBERED = re.compile(r"^(?P<session>\d{1,3}(?:\.\d+)?)(?=$|[\s_]|\s*[-–—:]\s)")
 
 
 def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tuple[str, str]] = ()) -> Note:
@@ -191,11 +193,21 @@ def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | 
 
     ``Session 05`` is 5 and ``Session 20.5`` is 20.5 (a float only when not whole); the offset is
     added. When the name does not match, a trailing "(Bonus Session)" or " - subtitle" is dropped
-    and the pattern tried again, because real vaults name files that way.
+    and the pattern tried again, because real vaults name files that way; in a sessions folder
+    (``in_session_folder``) a name that is a number is one too.
     """
     stem = _strip_extension(PurePosixPath(source).name, config).strip()
     pattern = _pattern(config.session_pattern)
     m = pattern.search(stem)
     if m is None and (short := _NAME_SUFFIX.match(stem)):
         m = pattern.search(short.group(1))
+    if m is None and in_session_folder(source, config):
+        m = _NUMBERED.match(stem)
     return _number(m, config)
+
+
+def in_session_folder(source: str, config: NotesConfig) -> bool:
+    """The note is in a folder kept for session notes ("Sessions", "Session Notes", "Episodes"), where players
+    often name each note by its number alone."""
+    folders = [part.casefold() for part in PurePosixPath(source).parent.parts]
+    return any(word.casefold() in part for part in folders for word in config.session_folder_words if word)
