@@ -17,6 +17,7 @@ import yaml
 from rag.config import NotesConfig
 from rag.errors import ConfigError
 from rag.ingest.markdown import clean_inline
+from rag.ingest.secrets import folder_has_word
 from rag.models import Note, Session
 
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -170,8 +171,9 @@ def session_from_text(
     """``(session, campaign_no, origin)`` for a file whose name has no session number.
 
     A front matter ``session: 12`` is taken as written (it is explicit, so no offset); else the first title
-    (``(text, origin)`` pairs, origin "title", "subject", or "" for the file name) in which ``notes.title_session_pattern`` finds a
-    number, with ``session_offset`` added as for file names. ``(None, None, "")`` when there is none."""
+    (``(text, origin)`` pairs, origin "title", "subject", or "" for the file name) in which
+    ``notes.title_session_pattern`` finds a number, with ``session_offset`` added as for file names.
+    ``(None, None, "")`` when there is none."""
     value = front.get("session")
     if isinstance(value, str):
         try:
@@ -208,6 +210,6 @@ def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | 
 
 def in_session_folder(source: str, config: NotesConfig) -> bool:
     """The note is in a folder kept for session notes ("Sessions", "Session Notes", "Episodes"), where players
-    often name each note by its number alone."""
-    folders = [part.casefold() for part in PurePosixPath(source).parent.parts]
-    return any(word.casefold() in part for part in folders for word in config.session_folder_words if word)
+    often name each note by its number alone. Folder words are read as the GM-folder rule reads its own."""
+    words = tuple(config.session_folder_words)
+    return bool(words) and folder_has_word(PurePosixPath(source).parent.parts, words)

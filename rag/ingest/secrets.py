@@ -52,12 +52,14 @@ def gm_folder(folders: tuple[str, ...], config: SecretsConfig, outer: tuple[str,
     named = (*outer, *folders)
     if not named:
         return False
-    if config.folder_words and _folder_word(named, tuple(config.folder_words)):
+    if config.folder_words and folder_has_word(named, tuple(config.folder_words)):
         return True
     return _folder_glob(folders, config.folders) or bool(outer and _folder_glob(named, config.folders))
 
 
-def _folder_word(folders: tuple[str, ...], words: tuple[str, ...]) -> bool:
+def folder_has_word(folders: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """A folder name holds one of ``words`` as a word, its plural, or joined to another ("GM Notes", "gmnotes",
+    "Sessions", "SessionNotes"); also how the parser finds a folder kept for session notes."""
     wanted = _word_tokens(words)
     return bool(wanted) and any(_names_a_word(_tokens(folder), wanted) for folder in folders)
 
