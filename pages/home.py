@@ -50,7 +50,10 @@ cols = st.columns(4)
 cols[0].metric(
     "Sessions",
     len(sessions),
-    help="Notes that give a session number in their name or title, e.g. 'Session 12.md' or '2023-04-01 Session 12'.",
+    help=(
+        "Notes that give a session number in their name or title, e.g. 'Session 12.md' or '2023-04-01 Session 12'. "
+        "Session notes named only by the day you played ('Sessions/2023-04-01.md') are counted in date order."
+    ),
 )
 cols[1].metric(
     "People, places & things",

@@ -12,9 +12,10 @@ import pytest
 from rag.campaign.entities import entity_index, resolve, session_label
 from rag.campaign.recap import MAX_LINES, coverage, recap_session
 from rag.campaign.table_talk import TableTalk
-from rag.campaign.timeline import parse_date, timeline
+from rag.campaign.timeline import timeline
 from rag.cli import main
 from rag.config import load_config
+from rag.dates import date_in_name, parse_date
 from rag.ingest.indexing import prepare_chunks
 from rag.ingest.markdown import strip_comments
 from rag.ingest.parse import parse_note
@@ -160,6 +161,42 @@ def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
     assert entries[0].first_seen == ["Reyes"] and entries[1].first_seen == ["Bram"]
     assert [e.scenes for e in entries] == [["Harbour"], ["Docks"], ["Road"]]
     assert parse_date("Dec 1st, 2023").isoformat() == "2023-12-01" and parse_date("31/31/2023") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "day"),
+    [
+        ("2023-04-01", "2023-04-01"),
+        ("2023_04_01 - The Heist", "2023-04-01"),
+        ("Session 2023.4.1", "2023-04-01"),
+        ("20230401 notes", "2023-04-01"),
+        ("04-01-2023", None),  # day or month first depends on the country: not read
+        ("2023-13-01", None),
+        ("Session 12", None),
+        ("2023411", None),
+    ],
+)
+def test_a_year_first_date_is_read_from_a_name(name, day):
+    found = date_in_name(name)
+    assert (found.isoformat() if found else None) == day
+
+
+def test_sessions_named_by_date_are_told_in_date_order_on_the_day_played(tmp_path):
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Sessions/2024-01-13.md": "## Docks\n- [[Reyes]] and [[Bram]] argue.\n",
+            "Sessions/2023-12-02 The Harbour.md": "## Harbour\n- We meet [[Reyes]].\n",
+        },
+    )
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    entries = timeline(chunks, entity_index(chunks), config.table_talk)
+    assert [(e.label, e.played.isoformat(), e.first_seen) for e in entries] == [
+        ("Session 1", "2023-12-02", ["Reyes"]),
+        ("Session 2", "2024-01-13", ["Bram"]),
+    ]
+    assert {c.name for c in chunks} == {"Session 1 · Harbour", "Session 2 · Docks"}
 
 
 def test_the_views_keep_to_the_player_view_and_the_session_cap(tmp_path):

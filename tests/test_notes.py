@@ -12,6 +12,7 @@ from rag.errors import ConfigError, NotesError
 from rag.ingest.markdown import clean_inline
 from rag.ingest.notes import Skipped, load_notes
 from rag.ingest.parse import parse_note, session_from_name
+from tests.helpers import write_notes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 CFG = NotesConfig()
@@ -187,6 +188,11 @@ def test_session_from_name(source, expected):
         ("Sessions/2023-04-01.md", (None, None)),  # a date is no session number
         ("Sessions/Index.md", (None, None)),
         ("NPCs/01.md", (None, None)),  # a number elsewhere is no session
+        # a date is no session number, after "Session" either (it was read as session 2023 and 12)
+        ("Session 2023-04-01.md", (None, None)),
+        ("Session 12-05-2023.md", (None, None)),
+        ("Session 12.05.2023.md", (None, None)),
+        ("Session 12 - 2023-05-01.md", (12, None)),
     ],
 )
 def test_session_number_anywhere_in_the_file_name(source, expected):
@@ -203,6 +209,48 @@ def test_front_matter_and_title_outrank_a_loose_file_name():
     assert parse_note("---\nsession: 13\n---\n- We went.", dated, CFG).session == 13
     assert parse_note("# Session 14: The Heist\n- We went.", dated, CFG).session == 14
     assert parse_note("- We went.", dated, CFG).session == 12
+
+
+def test_session_notes_named_by_date_are_numbered_in_date_order(tmp_path):
+    """Obsidian names a daily note by its date, and many players name session notes so: without a number they
+    were reference pages (no "In Session 3", no "as of session", no timeline)."""
+    notes, _ = load_notes(
+        write_notes(
+            tmp_path,
+            {
+                "Sessions/2023-04-08.md": "- We met the queen.",
+                "Sessions/2023-03-25 - The Heist.md": "- We robbed the bank.",
+                "Sessions/2023-04-01 (Mira).md": "- We fled the city.",
+                "Sessions/2023-04-01 (Tom).md": "- We ran away.",  # two players' notes of one evening
+                "Sessions/Front matter.md": "---\ndate: 2023-04-15\n---\n- We slept.",
+                "Sessions/Index.md": "- every session",
+                "2023-05-06 Session.md": "- We sailed.",  # "session" in the name, outside the folder
+                "NPCs/2023-01-01 Bob.md": "- Bob, a baker.",  # a date elsewhere is no session
+                "Sessions/GM/2023-04-22.md": "- Next time: the dragon.",  # a GM's prep is no session
+            },
+        ),
+        CFG,
+    )
+    got = {n.source: (n.session, n.kind, n.session_from) for n in notes}
+    assert got == {
+        "Sessions/2023-03-25 - The Heist.md": (1, "session", "date order"),
+        "Sessions/2023-04-01 (Mira).md": (2, "session", "date order"),
+        "Sessions/2023-04-01 (Tom).md": (2, "session", "date order"),
+        "Sessions/2023-04-08.md": (3, "session", "date order"),
+        "Sessions/Front matter.md": (4, "session", "date order"),
+        "2023-05-06 Session.md": (5, "session", "date order"),
+        "Sessions/Index.md": (None, "Sessions", ""),
+        "NPCs/2023-01-01 Bob.md": (None, "NPCs", ""),
+        "Sessions/GM/2023-04-22.md": (None, "Sessions", ""),
+    }
+    assert [n.visibility for n in notes if n.source.startswith("Sessions/GM/")] == ["gm"]
+
+
+def test_dated_notes_stay_pages_beside_numbered_sessions(tmp_path):
+    """Mixed with numbered sessions, dates cannot say where they fall; a wrong number would move a session."""
+    folder = write_notes(tmp_path, {"Sessions/Session 1.md": "- One.", "Sessions/2023-04-08.md": "- Two."})
+    notes, _ = load_notes(folder, CFG)
+    assert [(n.source, n.session) for n in notes] == [("Sessions/2023-04-08.md", None), ("Sessions/Session 1.md", 1)]
 
 
 def test_session_offset_is_added():

@@ -5,34 +5,14 @@ it can be ("2023-12-1", "1 Dec 2023", "12/1/2023"), so a player can see when a s
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
 from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
+from rag.dates import parse_date
 from rag.models import Chunk
-
-_FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
-
-
-def parse_date(written: str) -> dt.date | None:
-    """A date as people write it in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023"), or None."""
-    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", written.strip().replace(",", " "))
-    text = " ".join(text.split())
-    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", text)
-    if m:
-        try:
-            return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        except ValueError:
-            return None
-    for fmt in _FORMATS:
-        try:
-            return dt.datetime.strptime(text, fmt).date()
-        except ValueError:
-            continue
-    return None
 
 
 @dataclass

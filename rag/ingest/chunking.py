@@ -23,7 +23,9 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from rag.config import ChunkingConfig, SecretsConfig
+from rag.dates import date_in_name
 from rag.ingest.blocks import Piece, join, parse_sections
+from rag.ingest.dated_sessions import ORIGIN
 from rag.ingest.markdown import entities_of
 from rag.models import Chunk, Note, format_session
 from rag.names import norm, sentence_spans
@@ -166,7 +168,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: Secre
                     subject=note.subject,
                     date=note.date,
                     session_from=note.session_from,
-                    note_date=front_matter_text(note, "date"),
+                    note_date=front_matter_text(note, "date") or played_on_by_name(note),
                     world_date=front_matter_text(note, "world date", "world_date", "in-game date", "ingame date"),
                     visibility="gm" if secret_by else "player",
                     secret_by=secret_by,
@@ -209,6 +211,15 @@ def _prefix(note: Note, heading: Piece | None, config: ChunkingConfig) -> Piece 
     if heading and heading.text:
         parts.append(heading)
     return join(parts, ["\n"] * (len(parts) - 1)) if parts else None
+
+
+def played_on_by_name(note: Note) -> str:
+    """The day a session note numbered by its date (``rag.ingest.dated_sessions``) was played, from its file name, so
+    that the timeline shows it as it shows a front matter ``date:``; "" for every other note."""
+    if note.session_from != ORIGIN:
+        return ""
+    day = date_in_name(PurePosixPath(note.source).name)
+    return day.isoformat() if day else ""
 
 
 def note_label(note: Note) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from rag.config import NotesConfig, SecretsConfig
 from rag.errors import NotesError
 from rag.ingest import formats
+from rag.ingest.dated_sessions import number_dated_sessions
 from rag.ingest.parse import find_header, parse_note, unread_front_matter
 from rag.ingest.secrets import decide, gm_folder
 from rag.models import Note
@@ -45,7 +46,8 @@ def load_notes(
     outer: tuple[str, ...] | None = None,
 ) -> tuple[list[Note], list[Skipped]]:
     """Every note under ``folder`` (sorted by source) and every file that had to be left out; a note that
-    ``secrets`` (default rules when None) marks GM-only as a whole says so in ``visibility``.
+    ``secrets`` (default rules when None) marks GM-only as a whole says so in ``visibility``. Session notes named
+    by a date are numbered here, in date order, as only the whole folder can (``rag.ingest.dated_sessions``).
 
     ``outer``: names of folders above the notes' own paths that the GM folder rule reads too; by default the
     folder's own name, so a "Session Prep" folder read (or unzipped) on its own is still a prep folder. The
@@ -89,7 +91,7 @@ def load_notes(
                 skipped.append(result if result.visibility == "gm" else skip(result.source, result.reason))
             else:
                 notes.append(result)
-    notes.sort(key=lambda n: n.source)
+    notes = number_dated_sessions(sorted(notes, key=lambda n: n.source), config)
     skipped.sort(key=lambda s: s.source)
     return notes, skipped
 

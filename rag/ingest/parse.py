@@ -55,7 +55,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
             title = clean_inline(m.group(1))[0]
             body_start = first + 1
     stem = PurePosixPath(source).name
-    stem = _strip_extension(stem, config)
+    stem = strip_extension(stem, config)
     front_title = str(front["title"]).strip() if isinstance(front.get("title"), str | int | float) else ""
     title = title or front_title
     session, campaign_no = session_from_name(source, config)
@@ -136,7 +136,7 @@ def find_header(lines: list[str], start: int, header: str) -> int | None:
     return None
 
 
-def _strip_extension(name: str, config: NotesConfig) -> str:
+def strip_extension(name: str, config: NotesConfig) -> str:
     lower = name.lower()
     for ext in config.extensions:
         ext = ext.lower() if ext.startswith(".") else "." + ext.lower()
@@ -198,7 +198,7 @@ def session_from_name(source: str, config: NotesConfig) -> tuple[Session, int | 
     and the pattern tried again, because real vaults name files that way; in a sessions folder
     (``in_session_folder``) a name that is a number is one too.
     """
-    stem = _strip_extension(PurePosixPath(source).name, config).strip()
+    stem = strip_extension(PurePosixPath(source).name, config).strip()
     pattern = _pattern(config.session_pattern)
     m = pattern.search(stem)
     if m is None and (short := _NAME_SUFFIX.match(stem)):

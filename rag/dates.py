@@ -1,0 +1,44 @@
+"""Dates as players write them: in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023") and in file names
+("2023-04-01 The Heist"). Read by the timeline (when a session was played) and by the notes reader (session
+notes named by their date are numbered in date order: ``rag.ingest.dated_sessions``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+_FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
+# Year first, the one order of digits that cannot be misread ("04-01-2023" is April or January by country):
+# "2023-04-01", "2023_04_01", "2023.04.01", "20230401", alone or among other words of a name.
+_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)([-_.]?)(\d\d?)\2(\d\d?)(?!\d)")
+
+
+def parse_date(written: str) -> dt.date | None:
+    """A date as people write it in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023"), or None."""
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", written.strip().replace(",", " "))
+    text = " ".join(text.split())
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", text)
+    if m:
+        try:
+            return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            return None
+    for fmt in _FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def date_in_name(name: str) -> dt.date | None:
+    """The first year-first date in a file or note name, or None ("2023-04-01 - The Heist" → 2023-04-01)."""
+    for m in _NAME_DATE.finditer(name):
+        year, _, month, day = m.groups()
+        if not m.group(2) and (len(month) != 2 or len(day) != 2):
+            continue  # "2023411" is no date; undivided, a date is eight digits
+        try:
+            return dt.date(int(year), int(month), int(day))
+        except ValueError:
+            continue
+    return None

@@ -1,0 +1,63 @@
+"""Session notes named by the day they were played ("Sessions/2023-04-01.md", "2023-04-08 Session.md"): numbered
+in date order, so that they are sessions like "Session 12.md" is (story order, "In Session 3", the "as of
+session" cap, the timeline) instead of reference pages.
+
+Obsidian's daily notes and many session templates name a note by its date and never by a number. A date says
+which session only beside the others, so this reads the whole folder at once, after each note was parsed
+alone (``rag.ingest.parse``). The rule:
+
+- a Markdown note without a session number whose file name holds a year-first date (``rag.dates``), or, in a
+  folder kept for sessions, whose front matter ``date:`` is one; and that is in such a folder
+  (``notes.session_folder_words``) or says "session" in its name;
+- numbered 1, 2, 3… by date; notes of one date are one session (two players' write-ups of one evening);
+- only when no player note of the vault has a session number already: dates mixed with numbers cannot say where the
+  dated ones fall, and a wrong number would move a session in the story. They stay pages then, as before;
+- never a GM-only note: a prep note dated for the next session is no session the players had.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from rag.config import NotesConfig
+from rag.dates import date_in_name, parse_date
+from rag.ingest.parse import in_session_folder, strip_extension
+from rag.ingest.secrets import folder_has_word
+from rag.models import Note
+
+ORIGIN = "date order"  # Note.session_from: the number counts dates, it is not written anywhere
+
+
+def played_on(note: Note, config: NotesConfig) -> dt.date | None:
+    """The day a dated session note was played, or None when the note is no such note (see the module)."""
+    if note.session is not None or note.file_type != "markdown" or note.visibility != "player":
+        return None
+    stem = strip_extension(PurePosixPath(note.source).name, config)
+    in_folder = in_session_folder(note.source, config)
+    if not (in_folder or folder_has_word((stem,), tuple(config.session_folder_words))):
+        return None
+    day = date_in_name(stem)
+    if day is None and in_folder:
+        written = next((v for k, v in note.front_matter.items() if k.casefold().strip() == "date"), None)
+        if isinstance(written, dt.date):  # YAML reads an unquoted 2023-04-01 as a date
+            day = written if not isinstance(written, dt.datetime) else written.date()
+        elif isinstance(written, str):
+            day = parse_date(written)
+    return day
+
+
+def number_dated_sessions(notes: Sequence[Note], config: NotesConfig) -> list[Note]:
+    """``notes`` with every dated session note numbered in date order (see the module); the others as they are."""
+    if any(n.session is not None for n in notes if n.visibility == "player"):  # a GM's "Session 5 prep" is no clue
+        return list(notes)
+    days = {n.source: day for n in notes if (day := played_on(n, config)) is not None}
+    number = {day: i for i, day in enumerate(sorted(set(days.values())), start=1)}
+    return [
+        dataclasses.replace(n, session=number[days[n.source]], kind="session", session_from=ORIGIN)
+        if n.source in days
+        else n
+        for n in notes
+    ]
