@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import gm, state
-from app.tables import sessions_of
+from app.tables import session_days, sessions_of
 from rag.config import Config, RetrievalConfig, slug
 from rag.errors import ChroniclerError
 from rag.models import Filters, format_session
@@ -207,9 +207,10 @@ def _advanced_controls(config: Config) -> None:
 
 def _session_cap(config: Config, campaign: str) -> None:
     try:
-        sessions = sessions_of(state.campaign_chunks(config, campaign))
+        chunks = state.campaign_chunks(config, campaign)
     except ChroniclerError:
-        sessions = []
+        chunks = []
+    sessions, days = sessions_of(chunks), session_days(chunks)
     # "all", not None: a selectbox whose value is None shows "Choose an option" and a clear button.
     if st.session_state.get(SESSION_CAP) not in [ALL_SESSIONS, *sessions]:
         st.session_state[SESSION_CAP] = ALL_SESSIONS
@@ -217,7 +218,11 @@ def _session_cap(config: Config, campaign: str) -> None:
         "As of session",
         [ALL_SESSIONS, *sessions],
         key=SESSION_CAP,
-        format_func=lambda s: "All sessions" if s == ALL_SESSIONS else f"Session {format_session(s)}",
+        format_func=lambda s: (
+            "All sessions"
+            if s == ALL_SESSIONS
+            else f"Session {format_session(s)}" + (f" ({days[s]})" if s in days else "")
+        ),
         help="Search only notes up to this session: no spoilers from later sessions, "
         "and answers as the characters knew things back then.",
     )

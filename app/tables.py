@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from rag.config import RetrievalConfig
+from rag.dates import parse_date
 from rag.models import Chunk, Hit, format_session
 from rag.pipeline import IndexReport
 
@@ -194,6 +195,16 @@ def files_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
 
 def sessions_of(chunks: Sequence[Chunk]) -> list:
     return sorted({c.session for c in chunks if c.session is not None})
+
+
+def session_days(chunks: Sequence[Chunk]) -> dict:
+    """Session → the day it was played ("2023-04-01"), where its notes say so (a front matter ``date:``, or a
+    note named by its date): players who name their notes by the day know a session by it, not by its number."""
+    days: dict = {}
+    for c in chunks:
+        if c.session is not None and c.note_date and (day := parse_date(c.note_date)) is not None:
+            days[c.session] = min(days.get(c.session, day), day)
+    return {session: day.isoformat() for session, day in days.items()}
 
 
 def gm_marking(report: IndexReport, view: str) -> str:

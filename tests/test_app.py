@@ -20,7 +20,7 @@ from app.tables import STAGE_LABELS
 from rag.config import load_config
 from rag.ingest.uploads import remember_source
 from tests.docfiles import MAIL_FROM, recap_eml
-from tests.helpers import VAULT, indexed, plotly, start, texts, write_vault
+from tests.helpers import VAULT, indexed, plotly, start, texts, write_notes, write_vault
 from tests.llm_server import KEY, Handler
 
 pytestmark = pytest.mark.usefixtures("app_env")
@@ -292,6 +292,18 @@ def test_session_cap_keeps_later_sessions_out(tmp_path):
     at.run()
     assert set(at.dataframe[0].value["session"]) == {"1"}
     assert "as of Session 1" in texts(at.caption)
+
+
+def test_sessions_named_by_date_are_offered_with_the_day_they_were_played(tmp_path):
+    notes = {"Sessions/2023-04-08.md": "- Grog meets the queen.", "Sessions/2023-03-25 - The Heist.md": "- Grog robs."}
+    app_state.pipeline(load_config()).index(write_notes(tmp_path / "dated", notes), "demo")
+    app_state.changed()
+    at = start("pages/search.py")
+    assert at.selectbox(key="session_cap").options == [
+        "All sessions",
+        "Session 1 (2023-03-25)",
+        "Session 2 (2023-04-08)",
+    ]
 
 
 def test_keyword_search_shows_the_other_names_it_looked_for(tmp_path, monkeypatch):

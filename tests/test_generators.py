@@ -158,6 +158,9 @@ def test_a_previously_on_scene_names_no_session_first():
     recap_of_three = answer_text(gen, question, [hit(told, 4, 1, 1, heading="Session 3 Recap")])
     assert not recap_of_three.startswith("In Session")
     assert answer_text(gen, question, [hit(told, 3, 2, 1, heading="The Mines")]).startswith("In Session 3.")
+    # nor does talk around the game: the cast's Q&A after session 10 tells when nothing happened in the story
+    talk = "Taliesin's favourite moment was Grog smashing the duergar patrol in the mines."
+    assert not answer_text(gen, question, [hit(talk, 10, 23, 1, heading="Q&A")]).startswith("In Session")
 
 
 def test_sentences_skip_the_heading_line_and_questions():
@@ -411,6 +414,12 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     # what relates a thing to X is not what X is
     helmet = [hit("They want to rig a helmet like Clarota's, but Clarota says they don't need it.", 4, 5)]
     assert "\n\n" not in answer_text(gen, "Who is Clarota?", helmet)
+    # a colon defines a name that heads its line; after a clause it goes on with the clause ("the vision")
+    vision = "Kima tells of the vision that guided her to the Underdark: a vision of Orcus and his horns."
+    assert opening("What is the Underdark?", vision).startswith("Kima tells")
+    assert opening("What is the Underdark?", "Underdark: the world below the world.").startswith(
+        "Underdark: the world below the world. "
+    )
 
 
 CAST_LINE = (

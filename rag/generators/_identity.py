@@ -12,6 +12,9 @@ from rag.names import CLAUSE_BEFORE, STOPWORDS, introduction, norm
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
 MAX_DESCRIPTION_WORDS = 10
+# A colon defines the name before it only when that name heads its line, as a glossary or a page's bullet does
+# ("Underdark: the world below the world"); after a clause, a colon goes on with the whole clause.
+_HEADS = re.compile(r"^[\W_]*(?:the\s+)?$", re.I)
 # Words that relate a thing to X rather than say what X is ("a helmet like Clarota's", "a camp near Ubtao")
 _RELATING = frozenset(
     ["like", "unlike", "near", "beside", "behind", "besides", "toward", "towards", "against", "versus", "beyond"]
@@ -31,6 +34,8 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         after = re.search(rf"\b{k}(?:'s|’s)?\s*(,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
         if after and after.group(1) == "," and CLAUSE_BEFORE.search(sentence[: after.start()]):
             after = None  # "Not getting anywhere with Grog, the party interrogates…": a clause ends at X
+        if after and after.group(1) == ":" and not _HEADS.match(sentence[: after.start()]):
+            after = None  # "the vision that guided her to the Underdark: a vision of Orcus" tells of the vision
         # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the illithid, named X", "the arcanist X"
         comma = re.search(
             rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+(?:named\s+|called\s+)?{k}\b",

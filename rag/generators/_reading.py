@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.campaign.table_talk import retells
+from rag.campaign.table_talk import around_the_game, retells
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place
@@ -88,8 +88,10 @@ def short_answer(
     ``previous`` is the sentence before it in its passage (who a "He's a…" sentence is about), ``named`` what every
     passage read for the question capitalises (``capitalised_within``; its own passage's when not given)."""
     kind = question.kind
-    if kind == "session":  # a "Previously on…" scene tells what happened in an earlier session, not in its own
-        return session_label(chunk) if chunk.session is not None and not retells(chunk) else None
+    if kind == "session":  # when it happened in the story: not a "Previously on…" scene, which tells what happened
+        # in an earlier session, nor one around the game ("Q&A", "Break", "Announcements"), which tells no story
+        story = chunk.session is not None and not retells(chunk) and not around_the_game(chunk.heading)
+        return session_label(chunk) if story else None
     if kind == "identity":
         return describe(question.subject, sentence, chunk, previous) if question.subject else None
     if kind in AMOUNT_KINDS:
