@@ -232,7 +232,7 @@ class Pipeline:
         needs_names = (
             r.alias_expansion
             or (r.spelling_variants and r.mode != "dense")
-            or (r.subject_page_first and r.mode == "hybrid")
+            or (r.subject_first != "off" and r.mode == "hybrid")
         )
         aliases = self.aliases(campaign) if needs_names else None  # built from this view's passages only
         embedder = self.embedder_for(self.config.retrieval.mode)

@@ -1,5 +1,6 @@
 """Session notes and reference pages (rag/search/structure.py), on both engines, with the fake embedder:
-pages count for less when a question asks what happened, "Who is X?" gets X's own page first, and a page
+pages count for less when a question asks what happened, "Who is X?" gets the session passage saying who X is
+first (or X's own page), and a page
 that matches lends its score to the session passages that link it, within the search's own filters."""
 
 import pytest
@@ -58,8 +59,30 @@ def test_pages_count_for_less_when_the_question_asks_what_happened(vault):
     assert page.scores["fused"] == pytest.approx(same.scores["fused"] / 2)
 
 
+PAGED = {
+    "NPCs/Soggy Wren.md": "# Soggy Wren\nSoggy Wren. Agent of the Harpers in the port. Drinks.\n",
+    "Session 1.md": "# Session Start\n## Docks\n- At the docks we meet a drunk Harper agent, named Soggy Wren.\n",
+    "Session 2.md": "# Session Start\n## Letters\n- Soggy Wren sends Soggy Wren's letter to the port.\n",
+}
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_who_is_x_gets_the_session_passage_saying_who_x_is_before_xs_page(tmp_path, engine):
+    """The notes tell who X is in the story where the party met X; X's page says it without the story, and the
+    passages players point to for "Who is X?" are session passages (docs/experiments/README.md). The page comes
+    next: its line is what the answer leads with."""
+    notes = indexed(tmp_path, engine, PAGED, "w")
+    try:
+        top = [h.chunk.source for h in notes.search("Who is Soggy Wren?").hits[:2]]
+        assert top == ["Session 1.md", "NPCs/Soggy Wren.md"]  # the page right after, for the answer's first line
+        paged = notes.with_settings({"retrieval.subject_first": "page"}).search("Who is Soggy Wren?")
+        assert paged.hits[0].chunk.source == "NPCs/Soggy Wren.md"
+    finally:
+        notes.close()
+
+
 def test_who_is_x_gets_xs_own_page_first_named_by_its_file(vault):
-    top = vault.search("Who is Ras Nsi?").hits[0]
+    top = vault.with_settings({"retrieval.subject_first": "page"}).search("Who is Ras Nsi?").hits[0]
     assert top.chunk.source == "NPCs/Ras Nsi.md"
     assert top.chunk.name == "Ras Nsi · Personality"  # not "Character Profile", the template's heading
     assert top.chunk.text.startswith("Ras Nsi\nCharacter Profile\nPersonality")  # the name is searchable
@@ -109,7 +132,7 @@ def test_who_is_x_without_a_page_gets_the_passage_saying_what_x_is_first(
     ("is knocked out" says what happened to her, not what she is)."""
     notes = indexed(tmp_path, engine, vault, "a")
     try:
-        plain = notes.with_settings({"retrieval.subject_page_first": False}).search(question)
+        plain = notes.with_settings({"retrieval.subject_first": "off"}).search(question)
         assert plain.hits[0].chunk.source != source  # mentions win on words alone
         assert notes.search(question).hits[0].chunk.source == source
         asked, where = otherwise  # not "Who is": no rule
@@ -143,7 +166,7 @@ def test_who_is_x_finds_where_the_notes_say_in_passing_what_x_is_however_far_dow
     notes = indexed(tmp_path, "edge", CAST, "g")
     try:
         deep = notes.with_settings({"retrieval.candidates": 50})
-        plain = deep.with_settings({"retrieval.subject_page_first": False}).search("Who is Grog?")
+        plain = deep.with_settings({"retrieval.subject_first": "off"}).search("Who is Grog?")
         assert [h.chunk.source for h in plain.candidates].index("Session 1.md") >= 20
         assert deep.search("Who is Grog?").hits[0].chunk.source == "Session 1.md"
     finally:

@@ -133,7 +133,10 @@ class RetrievalConfig(Section):
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions
     retold_weight: float = Field(0.5, ge=0, le=1)  # a "Previously on…" scene counts this much (rag/search/structure.py)
-    subject_page_first: bool = True  # "Who is X?": X's own page first
+    # "Who is X?": which passage comes first. "session": the session passage saying what X is ("X is the chosen
+    # of…", "the illithid, named X"), where the notes tell who X is in the story, then X's own page; "page": X's
+    # own page, else that passage; "off": no rule. Measured in docs/experiments/README.md (fifteenth session).
+    subject_first: Literal["session", "page", "off"] = "session"
     link_weight: float = Field(0.5, ge=0)  # session passages that [[link]] a matching page get this x its score
     link_pages: int = Field(5, ge=1, le=50)  # how many of the best passages may lend their page's links
 

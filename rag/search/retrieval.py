@@ -314,10 +314,12 @@ class Retriever:
             for rank, cid in enumerate(sorted(links, key=lambda c: -links[c]), start=1):
                 scores[cid]["links"], ranks[cid]["links"] = links[cid], rank
             order = sorted(fused, key=lambda cid: -fused[cid])
-            pinned = structure.subject_page(question, order, chunks, self.aliases) if cfg.subject_page_first else None
-            if pinned is not None:  # first, with the best score, so a threshold never drops it
-                order = [pinned, *(cid for cid in order if cid != pinned)]
-                fused[pinned] = max(fused.values())
+            placed = structure.subject_passages(question, order, chunks, self.aliases, cfg.subject_first)
+            if placed:  # first, with the best score, so a threshold never drops them
+                order = [*placed, *(cid for cid in order if cid not in placed)]
+                top = max(fused.values())
+                fused.update(dict.fromkeys(placed, top))
+                pinned = placed[0]
             final = fused
         else:
             stage = next(iter(rankings))

@@ -6,9 +6,9 @@ short and starts with its subject's name, so it matches almost any question that
 the session passages out of the top k. Three rules, each a setting, measured in docs/experiments/history.md:
 
 - a question about what happened counts page passages for less (``retrieval.reference_weight``);
-- "Who is X?" gets X's own page first (``retrieval.subject_page_first``), or, in notes without a page for X,
-  the passage whose sentence starts by saying what X is ("Avantika is the chosen of Uk'otoa…"), else the one
-  introducing X ("the illithid, named Clarota");
+- "Who is X?" gets first the session passage whose sentence starts by saying what X is ("Avantika is the chosen
+  of Uk'otoa…"), else the one introducing X ("the illithid, named Clarota"): where the notes tell who X is in the
+  story, then X's own page (``retrieval.subject_first``; "page" puts X's own page first instead);
 - a page that matches lends its score to the session passages that ``[[link]]`` it
   (``retrieval.link_weight``): the notes' own links say where its subject acted, even when those passages share
   no word with the question ("the dragon turtle" → the Aremag page → the session where the party paid Aremag).
@@ -80,12 +80,29 @@ def told_elsewhere(chunk: Chunk, config: RetrievalConfig) -> float:
     return weight * config.retold_weight if retells(chunk) else weight
 
 
-def subject_page(
-    question: Question, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None
-) -> str | None:
-    """For "Who is X?": the best-ranked passage of X's own page (by its name, or a name the notes give X)."""
-    if not question.definition:
-        return None
+def subject_passages(
+    question: Question, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None, prefer: str
+) -> list[str]:
+    """For "Who is X?": the passages to put first, in order (``retrieval.subject_first``). "session": the session
+    passage saying what X is (``defining_passage``; failing one, the session passage that matches the question
+    best), where the notes tell who X is in the story, then X's own page, which says it in a line the answer can
+    lead with: the tune parts' players pointed at a session passage, never the page, for every "Who is X?" with a
+    page (docs/experiments/README.md). "page": X's page, else that passage. "off": none."""
+    if prefer == "off" or not question.definition:
+        return []
+    page = own_page(question, order, chunks, aliases)
+    if prefer == "page" and page is not None:
+        return [page]
+    story = [cid for cid in order if not chunks[cid].is_reference]
+    told = defining_passage(question, story, chunks)
+    if prefer == "page" or page is None:
+        return [told] if told is not None else []
+    first = told if told is not None else next(iter(story), None)  # else the story's best match for the question
+    return [cid for cid in (first, page) if cid is not None]
+
+
+def own_page(question: Question, order: list[str], chunks: dict[str, Chunk], aliases: AliasTable | None) -> str | None:
+    """The best-ranked passage of X's own page (by its name, or a name the notes give X), or None."""
     wanted = {norm(n) for n in question.names}
     if aliases is not None:
         wanted |= {norm(entity) for entity in aliases.mentions(question.text).values()}
@@ -96,7 +113,7 @@ def subject_page(
             norm(n) in wanted or f" {norm(n)} " in said for n in page_names(chunk) if len(norm(n)) >= 3
         ):
             return cid
-    return defining_passage(question, order, chunks)
+    return None
 
 
 def defining_passage(question: Question, order: list[str], chunks: dict[str, Chunk]) -> str | None:
