@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from rag.config import RetrievalConfig
-from rag.dates import parse_date
 from rag.models import Chunk, Hit, format_session
+from rag.models.dates import parse_date
 from rag.pipeline import IndexReport
 
 STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "expansion", "rerank")

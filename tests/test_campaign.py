@@ -15,11 +15,11 @@ from rag.campaign.table_talk import TableTalk
 from rag.campaign.timeline import timeline
 from rag.cli import main
 from rag.config import load_config
-from rag.dates import date_in_name, parse_date
 from rag.ingest.indexing import prepare_chunks
 from rag.ingest.markdown import strip_comments
 from rag.ingest.parse import parse_note
 from rag.models import Filters
+from rag.models.dates import date_in_name, parse_date
 from rag.pipeline import Pipeline
 from tests.helpers import SHARED, needs_shared, write_notes
 from tests.secret_vault import canaries_in, write_secret_vault

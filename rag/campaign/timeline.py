@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
 from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
-from rag.dates import parse_date
 from rag.models import Chunk
+from rag.models.dates import parse_date
 
 
 @dataclass

@@ -23,11 +23,11 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from rag.config import ChunkingConfig, SecretsConfig
-from rag.dates import date_in_name
 from rag.ingest.blocks import Piece, join, parse_sections
 from rag.ingest.dated_sessions import ORIGIN
 from rag.ingest.markdown import entities_of
 from rag.models import Chunk, Note, format_session
+from rag.models.dates import date_in_name
 from rag.names import norm, sentence_spans
 
 _WORD = re.compile(r"\S+")

@@ -6,7 +6,7 @@ Obsidian's daily notes and many session templates name a note by its date and ne
 which session only beside the others, so this reads the whole folder at once, after each note was parsed
 alone (``rag.ingest.parse``). The rule:
 
-- a Markdown note without a session number whose file name holds a year-first date (``rag.dates``), or, in a
+- a Markdown note without a session number whose file name holds a year-first date (``rag.models.dates``), or, in a
   folder kept for sessions, whose front matter ``date:`` is one; and that is in such a folder
   (``notes.session_folder_words``) or says "session" in its name;
 - numbered 1, 2, 3… by date; notes of one date are one session (two players' write-ups of one evening);
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
-from rag.dates import date_in_name, parse_date
 from rag.ingest.parse import in_session_folder, strip_extension
 from rag.ingest.secrets import folder_has_word
 from rag.models import Note
+from rag.models.dates import date_in_name, parse_date
 
 ORIGIN = "date order"  # Note.session_from: the number counts dates, it is not written anywhere
 
