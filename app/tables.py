@@ -201,9 +201,9 @@ def session_days(chunks: Sequence[Chunk]) -> dict:
     """Session → the day it was played ("2023-04-01"), where its notes say so (a front matter ``date:``, or a
     note named by its date): players who name their notes by the day know a session by it, not by its number."""
     days: dict = {}
-    for c in chunks:
-        if c.session is not None and c.note_date and (day := parse_date(c.note_date)) is not None:
-            days[c.session] = min(days.get(c.session, day), day)
+    for session, written in {(c.session, c.note_date) for c in chunks if c.session is not None and c.note_date}:
+        if (day := parse_date(written)) is not None:  # once per note, not per passage: the sidebar runs this often
+            days[session] = min(days.get(session, day), day)
     return {session: day.isoformat() for session, day in days.items()}
 
 

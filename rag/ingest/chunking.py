@@ -24,10 +24,10 @@ from pathlib import PurePosixPath
 
 from rag.config import ChunkingConfig, SecretsConfig
 from rag.ingest.blocks import Piece, join, parse_sections
-from rag.ingest.dated_sessions import ORIGIN
+from rag.ingest.dated_sessions import played_on_by_name
 from rag.ingest.markdown import entities_of
+from rag.ingest.parse import front_matter_text
 from rag.models import Chunk, Note, format_session
-from rag.models.dates import date_in_name
 from rag.names import norm, sentence_spans
 
 _WORD = re.compile(r"\S+")
@@ -213,15 +213,6 @@ def _prefix(note: Note, heading: Piece | None, config: ChunkingConfig) -> Piece 
     return join(parts, ["\n"] * (len(parts) - 1)) if parts else None
 
 
-def played_on_by_name(note: Note) -> str:
-    """The day a session note numbered by its date (``rag.ingest.dated_sessions``) was played, from its file name, so
-    that the timeline shows it as it shows a front matter ``date:``; "" for every other note."""
-    if note.session_from != ORIGIN:
-        return ""
-    day = date_in_name(PurePosixPath(note.source).name)
-    return day.isoformat() if day else ""
-
-
 def note_label(note: Note) -> str:
     """What a note is called in passage names and citations: "Session 5" ("C2 Session 20") for a session
     note; else its own name, the front-matter title or the file name, rather than its first heading (NPC
@@ -246,16 +237,6 @@ def front_matter_aliases(note: Note) -> list[tuple[str, str]]:
     label = note_label(note)
     names = dict.fromkeys(str(v).strip() for v in values if isinstance(v, str | int | float))
     return [(name, label) for name in names if name and name != label]
-
-
-def front_matter_text(note: Note, *keys: str) -> str:
-    """A Markdown note's front matter value under any of ``keys`` (any case), as written: the timeline shows
-    "the 3rd of Mirtul" as is and parses "2023-12-1" itself. E-mail headers are not front matter here."""
-    if note.file_type != "markdown":
-        return ""
-    wanted = {k.casefold() for k in keys}
-    value = next((v for k, v in note.front_matter.items() if k.casefold().strip() in wanted), None)
-    return str(value).strip() if isinstance(value, str | int | float) or hasattr(value, "isoformat") else ""
 
 
 def _name(note: Note, heading: str, page: int | None, nth: int) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
-from rag.ingest.parse import in_session_folder, strip_extension
+from rag.ingest.parse import front_matter_text, in_session_folder, strip_extension
 from rag.ingest.secrets import folder_has_word
 from rag.models import Note
 from rag.models.dates import date_in_name, parse_date
@@ -40,13 +40,18 @@ def played_on(note: Note, config: NotesConfig) -> dt.date | None:
     if not (in_folder or folder_has_word((stem,), tuple(config.session_folder_words))):
         return None
     day = date_in_name(stem)
-    if day is None and in_folder:
-        written = next((v for k, v in note.front_matter.items() if k.casefold().strip() == "date"), None)
-        if isinstance(written, dt.date):  # YAML reads an unquoted 2023-04-01 as a date
-            day = written if not isinstance(written, dt.datetime) else written.date()
-        elif isinstance(written, str):
-            day = parse_date(written)
+    if day is None and in_folder and (written := front_matter_text(note, "date")):
+        day = parse_date(written)
     return day
+
+
+def played_on_by_name(note: Note) -> str:
+    """The day a session note numbered by its date was played, from its file name, so that the timeline shows it
+    as it shows a front matter ``date:``; "" for every other note."""
+    if note.session_from != ORIGIN:
+        return ""
+    day = date_in_name(PurePosixPath(note.source).name)
+    return day.isoformat() if day else ""
 
 
 def number_dated_sessions(notes: Sequence[Note], config: NotesConfig) -> list[Note]:

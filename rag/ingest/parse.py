@@ -213,3 +213,13 @@ def in_session_folder(source: str, config: NotesConfig) -> bool:
     often name each note by its number alone. Folder words are read as the GM-folder rule reads its own."""
     words = tuple(config.session_folder_words)
     return bool(words) and folder_has_word(PurePosixPath(source).parent.parts, words)
+
+
+def front_matter_text(note: Note, *keys: str) -> str:
+    """A Markdown note's front matter value under any of ``keys`` (any case), as written: the timeline shows
+    "the 3rd of Mirtul" as is and parses "2023-12-1" itself. E-mail headers are not front matter here."""
+    if note.file_type != "markdown":
+        return ""
+    wanted = {k.casefold() for k in keys}
+    value = next((v for k, v in note.front_matter.items() if k.casefold().strip() in wanted), None)
+    return str(value).strip() if isinstance(value, str | int | float) or hasattr(value, "isoformat") else ""

@@ -136,8 +136,9 @@ class Retriever:
         variants = self._stage_queries(text, mode, question)  # the question's own, for the trace
         (own, pinned), *_ = self._search(question, [text], mode, max(cfg.candidates, k), filters, timings)
         found, queries = [own], [text]
-        # other phrasings, which may build on what the question found; not for "Who is X?" when X has a page: the
-        # page is the answer, and the words of X's sessions pushed it down (held-out vault, docs/experiments/history.md)
+        # other phrasings, which may build on what the question found; not for "Who is X?" when the search placed
+        # passages first on purpose (``structure.subject_passages``): other wordings pushed them down (held-out
+        # vault, docs/experiments/history.md)
         if self.expander is not None and pinned is None:
             t0 = time.perf_counter()
             queries += self.expander.expand(question, cfg.expansion_variants, self.aliases, own)
@@ -186,7 +187,7 @@ class Retriever:
         self, question: Question, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
     ) -> list[tuple[list[Hit], str | None]]:
         """Each query (the question's text or a phrasing of it) through the first stages and the fusion: one
-        ranked list of hits per query, and the passage it put first on purpose (X's own page), if any."""
+        ranked list of hits per query, and the passage it put first on purpose ("Who is X?"), if any."""
         if not queries:
             return []
         vectors: list = [None] * len(queries)

@@ -91,13 +91,11 @@ def subject_passages(
     if prefer == "off" or not question.definition:
         return []
     page = own_page(question, order, chunks, aliases)
-    if prefer == "page" and page is not None:
-        return [page]
     story = [cid for cid in order if not chunks[cid].is_reference]
-    told = defining_passage(question, story, chunks)
+    told = defining_passage(question, story, chunks) if prefer == "session" or page is None else None
     if prefer == "page" or page is None:
-        return [told] if told is not None else []
-    first = told if told is not None else next(iter(story), None)  # else the story's best match for the question
+        return [cid for cid in (page or told,) if cid is not None]
+    first = told or next(iter(story), None)  # else the story's best match for the question
     return [cid for cid in (first, page) if cid is not None]
 
 
