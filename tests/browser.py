@@ -107,6 +107,18 @@ def settle(pg) -> None:
     pg.wait_for_timeout(300)
 
 
+def type_gm_passphrase(pg, passphrase: str) -> None:
+    """Open the sidebar's "Game master" box, type ``passphrase`` and press "Show GM notes", as a GM would. A form
+    click sent while a page's run still goes on was lost now and then (the field kept the text, nothing said): so
+    each step waits for the run to end first, as a person who reads the screen does."""
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    settle(pg)
+    sidebar.get_by_text("Game master", exact=True).click()
+    sidebar.get_by_label("GM passphrase").fill(passphrase)
+    settle(pg)
+    sidebar.get_by_role("button", name="Show GM notes").click()
+
+
 @contextlib.contextmanager
 def app_page(tmp: Path, **env_vars: str) -> Iterator:
     """The app served (``serve``) with one Chromium tab open on it, 1280 px wide; yields the Playwright page."""

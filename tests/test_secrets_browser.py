@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.browser import SLOW, app_page, settle
+from tests.browser import SLOW, app_page, settle, type_gm_passphrase
 from tests.secret_vault import canaries_in, write_secret_vault
 
 pytestmark = pytest.mark.browser
@@ -65,9 +65,7 @@ def test_the_gm_passphrase_opens_the_gm_view(page):
     from playwright.sync_api import expect
 
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Game master", exact=True).click()
-    sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
-    sidebar.get_by_role("button", name="Show GM notes").click()
+    type_gm_passphrase(page, PASSPHRASE)
     expect(sidebar.get_by_text("GM view: GM-only notes shown")).to_be_visible()
     nav(page, "Search notes")
     question = page.get_by_role("textbox", name="Question")

@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from tests.browser import SLOW, launch, serve, settle
+from tests.browser import SLOW, launch, serve, settle, type_gm_passphrase
 from tests.helpers import VAULT, write_notes
 
 pytestmark = pytest.mark.browser
@@ -68,9 +68,7 @@ def test_the_gm_unlocks_and_uploads_a_prep_folder(table):
 
     gm = table["gm"]
     sidebar = gm.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Game master", exact=True).click()
-    sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
-    sidebar.get_by_role("button", name="Show GM notes").click()
+    type_gm_passphrase(gm, PASSPHRASE)
     expect(sidebar.get_by_text("GM view: GM-only notes shown")).to_be_visible()
     nav(gm, "Ingest notes")
     sessions = write_notes(table["tmp"] / "to-upload", {n: t for n, t in VAULT.items() if "/" not in n})
@@ -120,10 +118,7 @@ def test_the_player_cannot_act_and_is_told_so(table):
     body = player.content().replace(f'value="{CANARY} map lighthouse"', "")  # what the player typed
     assert CANARY not in body and "Session Prep" not in body and "Session 0.md" not in body
     sidebar = player.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Game master", exact=True).click()
-    sidebar.get_by_label("GM passphrase").fill("let me in")
-    settle(player)  # a click sent while the search page still ran was lost once (the field kept the text)
-    sidebar.get_by_role("button", name="Show GM notes").click()
+    type_gm_passphrase(player, "let me in")
     expect(sidebar.get_by_text("That is not the GM passphrase.")).to_be_visible()
 
 
@@ -189,9 +184,7 @@ def test_a_gm_view_left_open_goes_back_to_the_player_view_by_itself(table, tmp_p
         pg = context.new_page()
         pg.goto(url)
         sidebar = pg.locator('[data-testid="stSidebar"]')
-        sidebar.get_by_text("Game master", exact=True).click()
-        sidebar.get_by_label("GM passphrase").fill(PASSPHRASE)
-        sidebar.get_by_role("button", name="Show GM notes").click()
+        type_gm_passphrase(pg, PASSPHRASE)
         expect(sidebar.get_by_text("GM view: GM-only notes shown")).to_be_visible()
         opened = time.monotonic()
         expect(sidebar.get_by_text("Player view: GM notes hidden")).to_be_visible(timeout=30_000)
