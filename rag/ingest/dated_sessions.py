@@ -25,10 +25,8 @@ from pathlib import PurePosixPath
 from rag.config import NotesConfig
 from rag.ingest.parse import front_matter_text, in_session_folder, strip_extension
 from rag.ingest.secrets import folder_has_word
-from rag.models import Note
+from rag.models import DATE_ORDER, Note
 from rag.models.dates import date_in_name, parse_date
-
-ORIGIN = "date order"  # Note.session_from: the number counts dates, it is not written anywhere
 
 
 def played_on(note: Note, config: NotesConfig) -> dt.date | None:
@@ -48,7 +46,7 @@ def played_on(note: Note, config: NotesConfig) -> dt.date | None:
 def played_on_by_name(note: Note) -> str:
     """The day a session note numbered by its date was played, from its file name, so that the timeline shows it
     as it shows a front matter ``date:``; "" for every other note."""
-    if note.session_from != ORIGIN:
+    if note.session_from != DATE_ORDER:
         return ""
     day = date_in_name(PurePosixPath(note.source).name)
     return day.isoformat() if day else ""
@@ -61,7 +59,7 @@ def number_dated_sessions(notes: Sequence[Note], config: NotesConfig) -> list[No
     days = {n.source: day for n in notes if (day := played_on(n, config)) is not None}
     number = {day: i for i, day in enumerate(sorted(set(days.values())), start=1)}
     return [
-        dataclasses.replace(n, session=number[days[n.source]], kind="session", session_from=ORIGIN)
+        dataclasses.replace(n, session=number[days[n.source]], kind="session", session_from=DATE_ORDER)
         if n.source in days
         else n
         for n in notes

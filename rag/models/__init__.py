@@ -2,6 +2,7 @@
 Citation, Answer). Import them from here."""
 
 from rag.models.passages import (
+    DATE_ORDER,
     FILE_TYPES,
     OPTIONAL_FIELDS,
     SESSION_ORIGINS,
@@ -20,6 +21,7 @@ __all__ = [
     "FILE_TYPES",
     "OPTIONAL_FIELDS",
     "SESSION_ORIGINS",
+    "DATE_ORDER",
     "VISIBILITIES",
     "Answer",
     "Chunk",

@@ -21,7 +21,8 @@ _ID_NAMESPACE = uuid.UUID("6f1c2d1e-6a55-4c8e-9d3b-6d2f0b9a7c11")
 # What a file was read as. Markdown and .txt notes are "markdown"; the others come from rag.ingest.formats.
 FILE_TYPES = ("markdown", "pdf", "email", "html", "docx")
 # Where a session number came from when not from the file name ("" = the file name, or no number).
-SESSION_ORIGINS = ("", "front matter", "title", "subject", "date order")
+DATE_ORDER = "date order"  # notes named by the day they were played, numbered in that order (rag.ingest.dated_sessions)
+SESSION_ORIGINS = ("", "front matter", "title", "subject", DATE_ORDER)
 _WORD = re.compile(r"\w+")
 # Who may read a note or passage: every player, or the game master only (rag/ingest/secrets.py decides).
 VISIBILITIES = ("player", "gm")
