@@ -199,6 +199,23 @@ def test_sessions_named_by_date_are_told_in_date_order_on_the_day_played(tmp_pat
     assert {c.name for c in chunks} == {"Session 1 · Harbour", "Session 2 · Docks"}
 
 
+def test_a_session_two_players_wrote_up_on_different_days_was_played_on_the_first(tmp_path):
+    from app.tables import session_days
+
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Mira/Session 4.md": "---\ndate: 2023-12-09\n---\n## Docks\n- We meet [[Reyes]].\n",
+            "Tom/Session 4.md": "---\ndate: 2023-12-08\n---\n## Docks\n- [[Reyes]] shows us the ship.\n",
+        },
+    )
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    entries = timeline(chunks, entity_index(chunks), config.table_talk)
+    assert [(e.label, e.played.isoformat()) for e in entries] == [("Session 4", "2023-12-08")]
+    assert session_days(chunks) == {4: "2023-12-08"}  # the sidebar's "As of session" says the same day
+
+
 def test_the_views_keep_to_the_player_view_and_the_session_cap(tmp_path):
     config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
     pipeline = Pipeline(config)

@@ -42,6 +42,7 @@ def timeline(
     talk = TableTalk(chunks, entities, table_talk) if entities and table_talk is not None else None
     by_session: dict[SessionKey, SessionEntry] = {}
     around: dict[SessionKey, list[str]] = {}
+    written: dict[SessionKey, set[str]] = {}  # every date its notes give (two players' notes of one evening)
     for c in sorted(chunks, key=lambda c: (c.source, c.position)):
         key = session_key(c)
         if key is None or c.kind != "session":
@@ -51,14 +52,16 @@ def timeline(
         if c.source not in entry.sources:
             entry.sources.append(c.source)
         entry.date = entry.date or c.note_date
+        if c.note_date:
+            written.setdefault(key, set()).add(c.note_date)
         entry.world_date = entry.world_date or c.world_date
         scenes = around.setdefault(key, []) if talk is not None and talk.passage(c) else entry.scenes
         if c.heading and c.heading not in scenes:
             scenes.append(c.heading)
     for key, entry in by_session.items():
         entry.scenes = entry.scenes or around.get(key, [])
-    for entry in by_session.values():
-        entry.played = parse_date(entry.date) if entry.date else None
+    for key, entry in by_session.items():  # the earliest day its notes give, as the sidebar's "As of session"
+        entry.played = min(filter(None, map(parse_date, written.get(key, ()))), default=None)
     table = talk.table_people if talk is not None else set()  # the players and the GM are no one of the story
     for e in entities:
         if e.first_session in by_session and e.name not in table:
