@@ -42,7 +42,10 @@ class NotesConfig(Section):
     # Searched (not matched whole) when the file name does not match: front matter ``title``, an H1, a
     # PDF/Word/HTML document title, an e-mail subject ("Re: Session 12 recap"), then the file name itself
     # ("2023-04-01 Session 12", "Episode 4 The Heist"). Same named groups.
-    title_session_pattern: str = r"(?<![\w-])(?:C(?P<campaign>\d+)\s*)?(?:Session|Episode|Ep\.?)[\s_-]*#?\s*(?P<session>\d+(?:\.\d+)?)\b(?![-/.]\d)"
+    title_session_pattern: str = (
+        r"(?<![\w-])(?:C(?P<campaign>\d+)\s*)?(?:Session|Episode|Ep\.?)[\s_-]*#?\s*"
+        r"(?P<session>\d+(?:\.\d+)?)\b(?![-/.]\d)"  # a number that goes on as a date is no session
+    )
     # A folder whose name holds one of these words (any case) keeps session notes: a note there named by a number
     # is that session ("Sessions/01.md", "Session Notes/12 - The Heist.md"); notes there named by a date
     # ("Sessions/2023-04-01.md") are numbered in date order when no note has a number (rag.ingest.dated_sessions)
