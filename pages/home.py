@@ -52,9 +52,9 @@ cols[0].metric(
     len(sessions),
     help=(
         "Notes that give a session number in their name or title, e.g. 'Session 12.md' or '2023-04-01 Session 12'. "
-        "Session notes named only by the day you played ('Sessions/2023-04-01.md') are counted in date order, "
-        "when no other note gives a session number: with both, the dated notes are read as pages, so name them "
-        "all one way."
+        "Session notes named only by the day you played ('Sessions/2023-04-01.md') are counted in date order. "
+        "Beside numbered notes, a dated note joins the session played on its day where a numbered note gives "
+        "that day, and is otherwise read as a page: name them all one way."
     ),
 )
 cols[1].metric(

@@ -246,11 +246,31 @@ def test_session_notes_named_by_date_are_numbered_in_date_order(tmp_path):
     assert [n.visibility for n in notes if n.source.startswith("Sessions/GM/")] == ["gm"]
 
 
-def test_dated_notes_stay_pages_beside_numbered_sessions(tmp_path):
-    """Mixed with numbered sessions, dates cannot say where they fall; a wrong number would move a session."""
-    folder = write_notes(tmp_path, {"Sessions/Session 1.md": "- One.", "Sessions/2023-04-08.md": "- Two."})
+def test_dated_notes_beside_numbered_sessions_join_the_session_of_their_day_or_stay_pages(tmp_path):
+    """Mixed with numbered sessions, a date cannot say where a note falls between them (a wrong number would move
+    a session), except on the day a numbered session gives: one player numbers, another dates the same evening."""
+    folder = write_notes(
+        tmp_path,
+        {
+            "Sessions/Session 1.md": "- One.",  # no day given
+            "Sessions/Session 2.md": "---\ndate: 2023-04-08\n---\n- Two, as Tom wrote it.",
+            "Sessions/2023-04-08 (Mira).md": "- Two, as Mira wrote it.",
+            "Sessions/2023-04-15.md": "- A day no numbered note gives.",
+            "Sessions/2023-04-22 Session 4.md": "- Four.",
+            "Sessions/2023-04-22 Session 5.md": "- Five, the same day.",
+            "Sessions/2023-04-22.md": "- Four or five: it cannot say.",
+        },
+    )
     notes, _ = load_notes(folder, CFG)
-    assert [(n.source, n.session) for n in notes] == [("Sessions/2023-04-08.md", None), ("Sessions/Session 1.md", 1)]
+    assert {n.source: n.session for n in notes} == {
+        "Sessions/Session 1.md": 1,
+        "Sessions/Session 2.md": 2,
+        "Sessions/2023-04-08 (Mira).md": 2,
+        "Sessions/2023-04-15.md": None,
+        "Sessions/2023-04-22 Session 4.md": 4,
+        "Sessions/2023-04-22 Session 5.md": 5,
+        "Sessions/2023-04-22.md": None,
+    }
 
 
 def test_session_offset_is_added():

@@ -10,8 +10,11 @@ alone (``rag.ingest.parse``). The rule:
   folder kept for sessions, whose front matter ``date:`` is one; and that is in such a folder
   (``notes.session_folder_words``) or says "session" in its name;
 - numbered 1, 2, 3… by date; notes of one date are one session (two players' write-ups of one evening);
-- only when no player note of the vault has a session number already: dates mixed with numbers cannot say where the
-  dated ones fall, and a wrong number would move a session in the story. They stay pages then, as before;
+- when player notes of the vault have session numbers already, dates cannot say where the dated ones fall between
+  them, and a wrong number would move a session in the story. A dated note then takes the number of the session
+  played on its day, where a numbered note gives that day (its name or front matter ``date:``) and no other
+  numbered session was played on it (one player numbers, another dates her write-up of the same evening); the
+  other dated notes stay pages;
 - never a GM-only note: a prep note dated for the next session is no session the players had.
 """
 
@@ -53,14 +56,34 @@ def played_on_by_name(note: Note) -> str:
 
 
 def number_dated_sessions(notes: Sequence[Note], config: NotesConfig) -> list[Note]:
-    """``notes`` with every dated session note numbered in date order (see the module); the others as they are."""
-    if any(n.session is not None for n in notes if n.visibility == "player"):  # a GM's "Session 5 prep" is no clue
-        return list(notes)
+    """``notes`` with every dated session note numbered (see the module); the others as they are."""
     days = {n.source: day for n in notes if (day := played_on(n, config)) is not None}
-    number = {day: i for i, day in enumerate(sorted(set(days.values())), start=1)}
+    numbered = [n for n in notes if n.session is not None and n.visibility == "player"]  # a GM's prep is no clue
+    if numbered:
+        number = _numbered_on(numbered, config)
+    else:
+        number = {day: (i, None) for i, day in enumerate(sorted(set(days.values())), start=1)}
     return [
-        dataclasses.replace(n, session=number[days[n.source]], kind="session", session_from=DATE_ORDER)
-        if n.source in days
+        dataclasses.replace(
+            n,
+            session=number[days[n.source]][0],
+            campaign_no=number[days[n.source]][1],
+            kind="session",
+            session_from=DATE_ORDER,
+        )
+        if days.get(n.source) in number
         else n
         for n in notes
     ]
+
+
+def _numbered_on(numbered: Sequence[Note], config: NotesConfig) -> dict[dt.date, tuple[float, int | None]]:
+    """Day → the one numbered session played on it (session, campaign), from the numbered notes that give their
+    day; a day two numbered sessions share says nothing of a dated note's."""
+    on: dict[dt.date, set[tuple[float, int | None]]] = {}
+    for note in numbered:
+        stem = strip_extension(PurePosixPath(note.source).name, config)
+        day = date_in_name(stem) or parse_date(front_matter_text(note, "date") or "")
+        if day is not None:
+            on.setdefault(day, set()).add((note.session, note.campaign_no))
+    return {day: next(iter(sessions)) for day, sessions in on.items() if len(sessions) == 1}
