@@ -13,7 +13,7 @@ import pandas as pd
 
 from rag.config import RetrievalConfig
 from rag.models import Chunk, Hit, format_session
-from rag.models.dates import parse_date
+from rag.models.dates import first_day
 from rag.pipeline import IndexReport
 
 STAGES = ("dense", "keyword", "context", "first_mention", "links", "fused", "expansion", "rerank")
@@ -200,11 +200,12 @@ def sessions_of(chunks: Sequence[Chunk]) -> list:
 def session_days(chunks: Sequence[Chunk]) -> dict:
     """Session → the day it was played ("2023-04-01"), where its notes say so (a front matter ``date:``, or a
     note named by its date): players who name their notes by the day know a session by it, not by its number."""
-    days: dict = {}
-    for session, written in {(c.session, c.note_date) for c in chunks if c.session is not None and c.note_date}:
-        if (day := parse_date(written)) is not None:  # once per note, not per passage: the sidebar runs this often
-            days[session] = min(days.get(session, day), day)
-    return {session: day.isoformat() for session, day in days.items()}
+    written: dict = {}  # each note's date once, not each passage's: the sidebar runs this on every rerun
+    for c in chunks:
+        if c.session is not None and c.note_date:
+            written.setdefault(c.session, set()).add(c.note_date)
+    days = {session: first_day(dates) for session, dates in written.items()}
+    return {session: day.isoformat() for session, day in days.items() if day is not None}
 
 
 def gm_marking(report: IndexReport, view: str) -> str:

@@ -143,6 +143,13 @@ def test_table_talk_is_left_out_unless_nothing_else_is_left(tmp_path):
     assert first_seen == {"Session 1": ["Reyes"], "Session 2": ["Bram"], "Session 3": []}
 
 
+def timeline_of(vault):
+    """The vault's passages and its timeline, as the Story page builds it (the default settings)."""
+    config = load_config()
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    return chunks, timeline(chunks, entity_index(chunks), config.table_talk)
+
+
 def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
     vault = write_notes(
         tmp_path / "v",
@@ -152,9 +159,7 @@ def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
             "Session 3.md": "## Road\n- We leave town.\n",
         },
     )
-    config = load_config()
-    chunks, _, _ = prepare_chunks(config, vault, "v")
-    entries = timeline(chunks, entity_index(chunks), config.table_talk)
+    chunks, entries = timeline_of(vault)
     assert [e.label for e in entries] == ["Session 1", "Session 2", "Session 3"]
     assert (entries[0].played.isoformat(), entries[0].world_date) == ("2023-12-01", "3rd of Mirtul")
     assert (entries[1].date, entries[1].played) == ("sometime in spring", None)  # shown as written
@@ -189,9 +194,7 @@ def test_sessions_named_by_date_are_told_in_date_order_on_the_day_played(tmp_pat
             "Sessions/2023-12-02 The Harbour.md": "## Harbour\n- We meet [[Reyes]].\n",
         },
     )
-    config = load_config()
-    chunks, _, _ = prepare_chunks(config, vault, "v")
-    entries = timeline(chunks, entity_index(chunks), config.table_talk)
+    chunks, entries = timeline_of(vault)
     assert [(e.label, e.played.isoformat(), e.first_seen) for e in entries] == [
         ("Session 1", "2023-12-02", ["Reyes"]),
         ("Session 2", "2024-01-13", ["Bram"]),
@@ -209,9 +212,7 @@ def test_a_session_two_players_wrote_up_on_different_days_was_played_on_the_firs
             "Tom/Session 4.md": "---\ndate: 2023-12-08\n---\n## Docks\n- [[Reyes]] shows us the ship.\n",
         },
     )
-    config = load_config()
-    chunks, _, _ = prepare_chunks(config, vault, "v")
-    entries = timeline(chunks, entity_index(chunks), config.table_talk)
+    chunks, entries = timeline_of(vault)
     assert [(e.label, e.played.isoformat()) for e in entries] == [("Session 4", "2023-12-08")]
     assert session_days(chunks) == {4: "2023-12-08"}  # the sidebar's "As of session" says the same day
 

@@ -12,7 +12,7 @@ from rag.campaign.entities import Entity, SessionKey, session_key, session_label
 from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
 from rag.models import Chunk
-from rag.models.dates import parse_date
+from rag.models.dates import first_day
 
 
 @dataclass
@@ -61,7 +61,7 @@ def timeline(
     for key, entry in by_session.items():
         entry.scenes = entry.scenes or around.get(key, [])
     for key, entry in by_session.items():  # the earliest day its notes give, as the sidebar's "As of session"
-        entry.played = min(filter(None, map(parse_date, written.get(key, ()))), default=None)
+        entry.played = first_day(written.get(key, ()))
     table = talk.table_people if talk is not None else set()  # the players and the GM are no one of the story
     for e in entities:
         if e.first_session in by_session and e.name not in table:

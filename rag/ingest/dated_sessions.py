@@ -40,8 +40,13 @@ def played_on(note: Note, config: NotesConfig) -> dt.date | None:
     in_folder = in_session_folder(note.source, config)
     if not (in_folder or folder_has_word((stem,), tuple(config.session_folder_words))):
         return None
+    return _day_written(note, stem, front_matter=in_folder)
+
+
+def _day_written(note: Note, stem: str, front_matter: bool) -> dt.date | None:
+    """The year-first date in the note's name, else (``front_matter``) its front matter ``date:``."""
     day = date_in_name(stem)
-    if day is None and in_folder and (written := front_matter_text(note, "date")):
+    if day is None and front_matter and (written := front_matter_text(note, "date")):
         day = parse_date(written)
     return day
 
@@ -63,15 +68,12 @@ def number_dated_sessions(notes: Sequence[Note], config: NotesConfig) -> list[No
         number = _numbered_on(numbered, config)
     else:
         number = {day: (i, None) for i, day in enumerate(sorted(set(days.values())), start=1)}
+    found = {source: number[day] for source, day in days.items() if day in number}  # (session, campaign)
     return [
         dataclasses.replace(
-            n,
-            session=number[days[n.source]][0],
-            campaign_no=number[days[n.source]][1],
-            kind="session",
-            session_from=DATE_ORDER,
+            n, session=found[n.source][0], campaign_no=found[n.source][1], kind="session", session_from=DATE_ORDER
         )
-        if days.get(n.source) in number
+        if n.source in found
         else n
         for n in notes
     ]
@@ -82,8 +84,7 @@ def _numbered_on(numbered: Sequence[Note], config: NotesConfig) -> dict[dt.date,
     day; a day two numbered sessions share says nothing of a dated note's."""
     on: dict[dt.date, set[tuple[float, int | None]]] = {}
     for note in numbered:
-        stem = strip_extension(PurePosixPath(note.source).name, config)
-        day = date_in_name(stem) or parse_date(front_matter_text(note, "date") or "")
+        day = _day_written(note, strip_extension(PurePosixPath(note.source).name, config), front_matter=True)
         if day is not None:
             on.setdefault(day, set()).add((note.session, note.campaign_no))
     return {day: next(iter(sessions)) for day, sessions in on.items() if len(sessions) == 1}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 
 _FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
 # Year first, the one order of digits that cannot be misread ("04-01-2023" is April or January by country):
@@ -42,3 +43,9 @@ def date_in_name(name: str) -> dt.date | None:
         except ValueError:
             continue
     return None
+
+
+def first_day(written: Iterable[str]) -> dt.date | None:
+    """The earliest of the dates ``written`` that read as one: the day a session was played when its notes give
+    two (one player wrote hers up the day after). The timeline and the sidebar's "As of session" both say it."""
+    return min(filter(None, map(parse_date, written)), default=None)
