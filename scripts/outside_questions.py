@@ -6,10 +6,17 @@ questions (written in our own words, by helpers who never saw the product) are, 
 vault at one commit. Two are held out: the defaults were tuned on vault-toa, CRD3 and FairytaleQA, and their
 numbers did not carry to real vaults nobody had seen, so no choice may look at these (docs/EVALUATION.md says which
 numbers come from them). One is a dev vault, split into tune and test like the others (docs/eval/splits.json).
+Five are training vaults: data for learned decisions and for measuring an idea before the tune parts see it; no
+headline number comes from them (docs/eval/questions/README.md).
 
-    held out  vault-ryboure      https://github.com/zeal0u5/ryboureCampaign   a0f906e
-    held out  vault-lightingale  https://github.com/n1ckd/LightingaleNotes    f67e6ce91fac07adf313d9c11ef93111c6cf1aab
-    dev       vault-goblins      https://github.com/thegavs/gavs-goblins      40807740b7203ddbd679edafa4c65c523b070978
+    held out  vault-ryboure         https://github.com/zeal0u5/ryboureCampaign        a0f906e
+    held out  vault-lightingale     https://github.com/n1ckd/LightingaleNotes         f67e6ce91fac07adf313d9c11ef93111c6cf1aab
+    dev       vault-goblins         https://github.com/thegavs/gavs-goblins           40807740b7203ddbd679edafa4c65c523b070978
+    training  vault-thread-pullers  https://github.com/lukasparsons/thread-pullers-wiki a5afbf923ef93487032c8fe49b9e1510b9732da5
+    training  vault-mink-pendleham  https://github.com/Solonarv/rpg-notes-mink-pendleham 7cf35036a087746d6f4de5155b8713088675221a
+    training  vault-nova            https://github.com/peebsw/Nova-Sessions           b17b158aad6deec49ec615190f42df055c8ea502
+    training  vault-l5r             https://github.com/gage1145/L5R                   f5e2990a72f41d682e48c37850531fd444f11ce3
+    training  vault-cos-bahodge     https://github.com/bahodge/curse_of_strahd        b660db5c7d28b06da19ef8283fa8a131dbecb084
 
     git clone https://github.com/zeal0u5/ryboureCampaign ../heldout/vault-ryboure
     git -C ../heldout/vault-ryboure checkout a0f906e
@@ -17,8 +24,8 @@ numbers come from them). One is a dev vault, split into tune and test like the o
     python -m rag eval --notes ../heldout/vault-ryboure --questions ../heldout/vault-ryboure-questions.jsonl --answers
 
 (``make eval-heldout`` runs the held-out vaults found in ../heldout, ``make eval-devvaults`` the dev vaults found
-in ../devvaults.) Stdlib only. Exits 1 with a message when a file is missing or an offset does not fit (another
-commit).
+in ../devvaults; the training vaults go in ../trainvaults.) Stdlib only. Exits 1 with a message when a file is
+missing or an offset does not fit (another commit).
 """
 
 from __future__ import annotations

@@ -160,6 +160,15 @@ class Mined:
             self.gold.append([h["gold"] for h in row["hits"]])
         self.head = head
 
+    def extend(self, other: Mined, times: int) -> None:
+        """Add ``other``'s questions, each ``times`` times (how much a few hundred note questions weigh beside
+        FairytaleQA's thousands)."""
+        for _ in range(times):
+            self.rows += other.rows
+            self.x += other.x
+            self.support += other.support
+            self.gold += other.gold
+
     def scored(self) -> list[int]:
         """Questions whose evidence is findable (hit@k and MRR count them)."""
         return [i for i, r in enumerate(self.rows) if r["has_evidence"] and r["answerable"]]
@@ -440,6 +449,8 @@ def train_cmd(args) -> None:
 
     t0 = time.perf_counter()
     train = Mined(Path(args.train), args.head)
+    for path in args.notes_train:  # questions of the training vaults, written like a player's, beside FairytaleQA
+        train.extend(Mined(Path(path), args.head), args.notes_weight)
     dev_ids = [r["id"] for r in train.rows if r["id"].startswith(DEV_PREFIXES)]
     if dev_ids:
         sys.exit(f"Refusing to train on {args.train}: it holds dev-set questions ({dev_ids[0]}, ...).")
@@ -497,6 +508,13 @@ def main(argv=None) -> None:
     p = sub.add_parser("train", help="fit a model on the mined train file; score it on the dev files; export it")
     p.add_argument("--train", required=True, help="mined FairytaleQA train file")
     p.add_argument("--dev", nargs="*", default=[], help="mined files the model is selected on")
+    p.add_argument(
+        "--notes-train",
+        nargs="*",
+        default=[],
+        help="mined training-vault files added to the train set (docs/eval/questions/README.md: training vaults)",
+    )
+    p.add_argument("--notes-weight", type=int, default=1, help="each --notes-train question counts this many times")
     p.add_argument("--report", nargs="*", default=[], help="mined files only reported")
     p.add_argument("--head", type=int, default=20, help="candidates reranked per question (reranker.candidates)")
     p.add_argument("--model", choices=["linear", "listwise", "trees"], default="trees")
