@@ -270,6 +270,25 @@ def test_fenced_code_tables_quotes_callouts_tasks_and_rules():
     assert [(c.line_start, c.line_end) for c in chunks] == [(6, 13), (16, 16), (17, 17)]
 
 
+def test_an_admonition_box_is_prose_under_its_title_and_its_settings_are_not_text():
+    """The Admonition plugin's box (```ad-summary) is Markdown in a fence: its title names its text as a heading
+    does, its collapse and icon lines are its look, its links read as shown; the text after it is the outer
+    scene's again."""
+    body = (
+        "## The Road\n"
+        "```ad-summary\ntitle: Last Session Recap\ncollapse: open\n\n"
+        "The party frees **Yvette** from [[Redbrands|the Redbrands]].\n\n```\n"
+        "Zinna feeds the family.\n"
+        "```ad-note\nNo title here, [[Jonah]] talks.\n```\n"
+    )
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("Last Session Recap", "Last Session Recap\nThe party frees Yvette from the Redbrands."),
+        ("The Road", "The Road\nZinna feeds the family.\n\nNo title here, Jonah talks."),
+    ]
+    assert (chunks[0].line_start, chunks[0].line_end) == (6, 6)
+
+
 def test_pages_get_their_title_as_prefix_and_their_folder_as_kind():
     chunks = chunk_note(fixture("NPCs/Foreman Herris.md"), "demo", CFG)
     assert summary(chunks) == [

@@ -189,7 +189,7 @@ def test_a_stage_lists_tied_passages_in_story_order_whatever_order_the_engine_ga
 
 
 def test_a_scene_retelling_an_earlier_session_counts_for_less():
-    """ "Previously on…" and "Session 3 Recap" retell what happened before their session; the scene where it
+    """ "Previously on…", "Last Session Recap" and "Session 3 Recap" retell what happened before their session; the scene where it
     happened says it too, so at equal scores it comes first (``retrieval.retold_weight``). "Who is X?" is not
     about when: a retelling may say what X is as well as any passage."""
     from rag.question import read_question
@@ -200,12 +200,14 @@ def test_a_scene_retelling_an_earlier_session_counts_for_less():
         "c", "Session 4.md", 0, "Grog smashes the patrol.", "Session 4 · Previously", "Previously on", session=4
     )
     recap = Chunk("c", "Session 4.md", 1, "Grog smashes the patrol.", "Session 4 · Recap", "Session 3 Recap", session=4)
-    chunks = {c.id: c for c in (told, previously, recap)}
+    boxed = Chunk(  # an admonition box's title (rag.ingest.blocks)
+        "c", "Session 4.md", 2, "Grog smashes the patrol.", "Session 4 · Last", "Last Session Recap", session=4
+    )
+    chunks = {c.id: c for c in (told, previously, recap, boxed)}
     config = load_config().retrieval
     fused = {c.id: 1.0 for c in chunks.values()}
     weighed, _ = reweigh(read_question("When did Grog smash the patrol?"), fused, chunks, config, None)
-    assert weighed == {told.id: 1.0, previously.id: config.retold_weight, recap.id: config.retold_weight} and (
-        config.retold_weight < 1
-    )
+    retold = config.retold_weight
+    assert weighed == {told.id: 1.0, previously.id: retold, recap.id: retold, boxed.id: retold} and retold < 1
     asked_who, _ = reweigh(read_question("Who is Grog?"), fused, chunks, config, None)
     assert asked_who == fused

@@ -49,15 +49,16 @@ _RETOLD = re.compile(r"^\W*(?:previously|last time|recap)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^\s*(?:[-*+]\s+)?[\"“„«]")
 
 
-# "Previously on Critical Role", "Last time…", or a heading naming an earlier session ("Session 9 Recap" in the note of
-# session 10): a scene that retells what happened before this session
-_EARLIER = re.compile(r"^\W*(?:previously|last time)\b", re.IGNORECASE)
+# "Previously on Critical Role", "Last time…", "Last Session Recap", or a heading naming an earlier session ("Session 9
+# Recap" in the note of session 10): a scene that retells what happened before this session
+_EARLIER = re.compile(r"^\W*(?:previously|last time|(?:last|previous) session)\b", re.IGNORECASE)
 _SESSION_NAMED = re.compile(r"\b(?:session|episode)\s*#?\s*(\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
 def retells(chunk: Chunk) -> bool:
-    """The passage sits in a scene that retells an earlier session ("Previously on…", "Last time", "Session 9
-    Recap" in session 10's note): what it tells happened then, and is told where it happened too."""
+    """The passage sits in a scene that retells an earlier session ("Previously on…", "Last time", "Last Session
+    Recap", "Session 9 Recap" in session 10's note): what it tells happened then, and is told where it happened
+    too."""
     heading = chunk.heading or ""
     if _EARLIER.match(heading):
         return True

@@ -47,6 +47,13 @@ _TASK = re.compile(r"^\[[ xX/-]\][ \t]+")
 _DROPPED_FENCES = {"mermaid", "dataview", "dataviewjs", "query", "tasks", "chart", "excalidraw"}
 
 
+# The Admonition plugin's box (```ad-summary): Markdown prose in a fence, opened by settings lines. Its title is
+# what the box is called, as a heading names the text under it ("Last Session Recap"); collapse, icon and colour
+# are the look.
+_ADMONITION = re.compile(r"^ad-[\w-]+$", re.IGNORECASE)
+_BOX_SETTING = re.compile(r"^[ \t]*(title|collapse|icon|color)[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+
+
 @dataclass
 class Piece:
     """Cleaned text plus where it came from: ``marks`` maps text offsets to file lines."""
@@ -128,6 +135,9 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
     stack: list[int] = []  # indents of the open bullets of the current item; [0] is the top-level one
     para: list[Piece] = []
     fence: tuple[str, bool] | None = None  # (marker, dropped)
+    in_box = False  # inside an admonition box: Markdown prose, not code
+    box_settings = False  # at the top of an admonition box, where its settings lines are
+    around_box: Section | None = None  # the section an admonition with a title sits in, resumed after it
     callout = False  # inside a GM callout: its "> " lines are GM-only
     secret_level: int | None = None  # level of the open heading tagged GM-only
 
@@ -163,10 +173,21 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
             sections.append(Section(sections[-1].heading, page=page, secret=sections[-1].secret))
         if fence is not None:
             if line.strip().startswith(fence[0]) and not line.strip().strip(fence[0][0]):
-                fence = None
+                fence, in_box, box_settings = None, False, False
                 close_para()
+                if around_box is not None:  # the text after the box is the outer section's again
+                    sections.append(Section(around_box.heading, page=page, secret=around_box.secret))
+                    around_box = None
+            elif box_settings and (setting := _BOX_SETTING.match(line)):
+                if setting.group(1).lower() == "title" and _has_words(setting.group(2)):
+                    around_box = sections[-1]
+                    sections.append(Section(_line(setting.group(2), no), page=page, secret=around_box.secret))
             elif not fence[1] and line.strip():
-                para.append(_marked(_line(line, no, raw=True), line, secrets))
+                box_settings = False
+                piece = _prose_line(line, no) if in_box else _line(line, no, raw=True)
+                para.append(_marked(piece, line, secrets))
+            elif in_box:  # a blank line ends a paragraph of the box, as outside it
+                close_para()
             continue
         if callout and line.lstrip().startswith(">"):
             para.append(_prose_line(line, no, secret=GM_CALLOUT))
@@ -208,6 +229,7 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
         if m := _FENCE.match(line):
             close_para()
             fence = (m.group(1), m.group(2).lower() in _DROPPED_FENCES)
+            in_box = box_settings = bool(_ADMONITION.match(m.group(2)))
         elif _RULE.match(line):
             close_para()
         elif m := _HEADING.match(line):
