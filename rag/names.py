@@ -70,13 +70,17 @@ OWNER_MARK = r"(?:['’]s|s?['’])"
 AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
 
 
+# A word's contracted ending: "Who's", "What're", "Who'd", "Where've" are the question word and its verb
+_CONTRACTED = re.compile(r"['’](?:s|re|d|ve|ll)$")
+
+
 def names(text: str) -> list[str]:
-    """Runs of capitalised words, without a leading question word: "When did Vox Machina first meet
-    Clarota?" → ["Vox Machina", "Clarota"]."""
+    """Runs of capitalised words, without a leading question word (contracted or not): "When did Vox Machina
+    first meet Clarota?" → ["Vox Machina", "Clarota"]; "Who's Gell Wiildheart?" → ["Gell Wiildheart"]."""
     out = []
     for m in _NAME.finditer(text):
         parts = m.group(0).split()
-        while parts and parts[0] in _NOT_NAMES:
+        while parts and (_CONTRACTED.sub("", parts[0]) in _NOT_NAMES or parts[0] in {"the", "of", "de"}):
             parts = parts[1:]
         if parts:
             out.append(re.sub(r"['’]s$", "", " ".join(parts)))  # "Betsy's ship": Betsy

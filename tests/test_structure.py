@@ -114,6 +114,13 @@ INTRODUCED = {
     "suggests they attack the camp, since Clarota knows it.\n",
 }
 
+RELATIVE = {  # a relative clause says what X is: "X, who is a…"
+    "Session 11.md": "# Session Start\n## The Camp\n- We arrive in the Vistani camp at dusk. We meet Gell Wiildheart "
+    "who is a berzerker from the northern clans.\n",
+    "Session 21.md": "# Session Start\n## After the Ritual\n- Gell Wiildheart holds up the axe, and Gell Wiildheart "
+    "cheers while Gell Wiildheart's folk dance.\n",
+}
+
 
 @pytest.mark.parametrize("engine", ["qdrant", "edge"])
 @pytest.mark.parametrize(
@@ -121,14 +128,16 @@ INTRODUCED = {
     [
         (AVANTIKA, "Who is Avantika?", "Session 37.md", ("What did Avantika do in the temple?", "Session 38.md")),
         (INTRODUCED, "Who is Clarota?", "Session 3.md", ("What did Clarota suggest about the camp?", "Session 4.md")),
+        (RELATIVE, "Who's Gell Wiildheart?", "Session 11.md", ("What did Gell Wiildheart hold up?", "Session 21.md")),
     ],
-    ids=["says-what-x-is", "introduces-x"],
+    ids=["says-what-x-is", "introduces-x", "who-is-a"],
 )
 def test_who_is_x_without_a_page_gets_the_passage_saying_what_x_is_first(
     tmp_path, engine, vault, question, source, otherwise
 ):
     """No page for X: the passage whose sentence starts by saying what X is ("Avantika is the chosen of…"), else
-    the one introducing X ("the illithid, named Clarota"), comes first, not the ones that only name X more often
+    the one introducing X ("the illithid, named Clarota") or saying it in a relative clause ("Gell Wiildheart who
+    is a berzerker"; asked "Who's…?" as players type it), comes first, not the ones that only name X more often
     ("is knocked out" says what happened to her, not what she is)."""
     notes = indexed(tmp_path, engine, vault, "a")
     try:

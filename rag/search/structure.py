@@ -126,9 +126,10 @@ def defining_passage(question: Question, order: list[str], chunks: dict[str, Chu
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
     introduces = re.compile(introduction(alternatives), re.I)
     in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
+    relative = re.compile(rf"\b(?:{alternatives}),?\s+who\s+{_DEFINES}", re.I)
 
     def describes(text: str) -> bool:
-        if introduces.search(text):
+        if introduces.search(text) or relative.search(text):
             return True
         # "Not getting anywhere with Grog, the party interrogates…": a clause ends at the name
         return any(
