@@ -530,6 +530,26 @@ def test_last_time_questions_are_answered_where_the_notes_last_name_them(meeting
     assert capped.text.startswith("Last mentioned in Session 4. [Session 4 · Cells]")
 
 
+RONIN = {
+    "Session 5.md": "# Session Start\n## The Inn\n- At the inn the party meets Koganshi Onotatsu, a masked ronin who "
+    "rides for Unicorn lands.\n",
+    "Session 8.md": "# Session Start\n## The Road\n- The first time we run into real trouble on the road, Onotatsu "
+    "says he would still serve his clan if things had ended differently.\n",
+}
+
+
+def test_first_time_questions_quote_where_the_notes_first_name_them(tmp_path):
+    """A later sentence says more of the question's words ("run into"), but the first time is where the notes
+    first name him: the answer quotes the passage the search found for it first, as for a last time."""
+    p = Pipeline(load_config(overrides={"retrieval.candidates": 10}), embedder=FakeEmbedder())
+    try:
+        p.index(write_notes(tmp_path / "notes", RONIN), "demo")
+        answer = p.answer("When did we first run into Onotatsu?", "demo")
+        assert answer.text.startswith("First met in Session 5. [Session 5 · The Inn]")
+    finally:
+        p.close()
+
+
 def test_the_rerankers_verdict_moves_the_confidence_and_high_needs_both():
     """The answerer's signals and the learned reranker's word on the best passage, averaged and rounded down:
     one "low" never gives "high", a sure search lifts a fair answer no higher than "medium"."""

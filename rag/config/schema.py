@@ -195,9 +195,10 @@ class ReadingConfig(Section):
     tie_margin: float = Field(0.1, ge=0, le=1)
     tie_quotes: int = Field(2, ge=1)
     # "When did we last see Kima?" is answered by the passage the search found to name Kima last (its
-    # ``first_mention`` score: 1, then 1/2…), in a sentence naming her, whatever else matches "see". Not for a
-    # first-time question: its first passage naming someone may come before the meeting asked about, and favouring
-    # it cost citation precision on the tune parts (vault-strahd str-024)
+    # ``first_mention`` score: 1, then 1/2…), in a sentence naming her, whatever else matches "see"; "When did we
+    # first meet Onotatsu?" by the one naming him first (the search offers the meeting when the first naming is not
+    # one). On the training vaults three first-time leads went from a later session to the right one; on the tune
+    # parts one citation of vault-strahd's str-024 moved to the passage first naming Ismark (docs/experiments)
     pick_mention: float = Field(0.5, ge=0)
     quote_words: int = Field(20, ge=1)  # a quote reads on past its next sentence while shorter than this
     quote_sentences: int = Field(4, ge=1)  # at most this many sentences in one quote

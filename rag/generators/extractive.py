@@ -96,7 +96,7 @@ class ExtractiveGenerator(Generator):
         for s in sentences:
             s.pick = weigh.pick_meaning * max(s.meaning, 0.0) + weigh.pick_keywords * s.overlap
             s.pick += standing(s.hit, weigh) + weigh.pick_before * before.get((s.hit.chunk.id, s.order), 0.0)
-            if question.last_mention and (mention := s.hit.scores.get("first_mention", 0.0)):  # naming them
+            if question.by_order and (mention := s.hit.scores.get("first_mention", 0.0)):  # naming them first/last
                 s.pick += weigh.pick_mention * mention * names_passage(question.names, s.text)
             s.pick += weigh.pick_typed * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
         sentences.sort(key=lambda s: -s.score)
