@@ -420,7 +420,7 @@ def test_rerank_toggle_without_a_model_says_so_and_still_searches(tmp_path, monk
 def test_expand_is_on_by_default_and_searches_the_best_passages_words_without_an_llm(tmp_path):
     indexed(tmp_path)
     at = start("pages/search.py")
-    assert at.toggle(key="expand").value  # on out of the box: it helps on every dev set (docs/EVALUATION.md)
+    assert at.toggle(key="expand").value  # on out of the box: neutral on notes, kept (docs/experiments/README.md)
     assert "your question with the words its best passages share" in texts(at.sidebar.caption)
     assert "phrasings" not in [s.key for s in at.sidebar.slider]  # offline there is one wording: nothing to choose
     at.text_input(key="question").set_value("Grog greataxe duergar")
