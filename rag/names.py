@@ -72,6 +72,9 @@ AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could
 
 # A word's contracted ending: "Who's", "What're", "Who'd", "Where've" are the question word and its verb
 _CONTRACTED = re.compile(r"['’](?:s|re|d|ve|ll)$")
+# The lower-case words ``_NAME`` lets into a name ("Heart of the Wild"): never its first word once a question
+# word before them is dropped ("What's the Black Spider" names "Black Spider")
+_JOINERS = frozenset({"the", "of", "de"})
 
 
 def names(text: str) -> list[str]:
@@ -80,7 +83,7 @@ def names(text: str) -> list[str]:
     out = []
     for m in _NAME.finditer(text):
         parts = m.group(0).split()
-        while parts and (_CONTRACTED.sub("", parts[0]) in _NOT_NAMES or parts[0] in {"the", "of", "de"}):
+        while parts and (_CONTRACTED.sub("", parts[0]) in _NOT_NAMES or parts[0] in _JOINERS):
             parts = parts[1:]
         if parts:
             out.append(re.sub(r"['’]s$", "", " ".join(parts)))  # "Betsy's ship": Betsy

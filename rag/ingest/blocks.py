@@ -134,8 +134,7 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
     shape: list[tuple[int, bool]] = []  # per piece of the item: (indent of its bullet, opens a bullet)
     stack: list[int] = []  # indents of the open bullets of the current item; [0] is the top-level one
     para: list[Piece] = []
-    fence: tuple[str, bool] | None = None  # (marker, dropped)
-    in_box = False  # inside an admonition box: Markdown prose, not code
+    fence: tuple[str, bool, bool] | None = None  # (marker, dropped, an admonition box: Markdown prose, not code)
     box_settings = False  # at the top of an admonition box, where its settings lines are
     around_box: Section | None = None  # the section an admonition with a title sits in, resumed after it
     callout = False  # inside a GM callout: its "> " lines are GM-only
@@ -173,7 +172,7 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
             sections.append(Section(sections[-1].heading, page=page, secret=sections[-1].secret))
         if fence is not None:
             if line.strip().startswith(fence[0]) and not line.strip().strip(fence[0][0]):
-                fence, in_box, box_settings = None, False, False
+                fence, box_settings = None, False
                 close_para()
                 if around_box is not None:  # the text after the box is the outer section's again
                     sections.append(Section(around_box.heading, page=page, secret=around_box.secret))
@@ -184,9 +183,9 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
                     sections.append(Section(_line(setting.group(2), no), page=page, secret=around_box.secret))
             elif not fence[1] and line.strip():
                 box_settings = False
-                piece = _prose_line(line, no) if in_box else _line(line, no, raw=True)
+                piece = _prose_line(line, no) if fence[2] else _line(line, no, raw=True)
                 para.append(_marked(piece, line, secrets))
-            elif in_box:  # a blank line ends a paragraph of the box, as outside it
+            elif fence[2]:  # a blank line ends a paragraph of the box, as outside it
                 close_para()
             continue
         if callout and line.lstrip().startswith(">"):
@@ -228,8 +227,8 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
         close_item()
         if m := _FENCE.match(line):
             close_para()
-            fence = (m.group(1), m.group(2).lower() in _DROPPED_FENCES)
-            in_box = box_settings = bool(_ADMONITION.match(m.group(2)))
+            box_settings = bool(_ADMONITION.match(m.group(2)))
+            fence = (m.group(1), m.group(2).lower() in _DROPPED_FENCES, box_settings)
         elif _RULE.match(line):
             close_para()
         elif m := _HEADING.match(line):
