@@ -842,7 +842,7 @@ def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
             "Xandala has a long heart to heart with the friends of her father. Rodvan is shocked to see Xandala.", 15, 1
         ),
         hit("The party talks to Xandala at the camp by the river.", 16, 1, 2),
-        hit("Valindra was old enough to fight Xandala at 16.", 22, 2, 3),
+        hit("Valindra was old enough to fight Xandala at 16.", 22, 2, 5),  # the fifth passage found
     ]
     assert gen.scored(read_question(question), hits)[0].text.startswith("Valindra")  # the best match, with an age in it
     assert "16" not in answer_text(gen, question, hits)  # but not among what the answer would quote
