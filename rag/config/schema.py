@@ -202,8 +202,10 @@ class ReadingConfig(Section):
     # ``first_mention`` score: 1, then 1/2…), in a sentence naming her, whatever else matches "see"; "When did we
     # first meet Onotatsu?" by the one naming him first (the search offers the meeting when the first naming is not
     # one). On the training vaults three first-time leads went from a later session to the right one; on the tune
-    # parts one citation of vault-strahd's str-024 moved to the passage first naming Ismark (docs/experiments)
-    pick_mention: float = Field(0.5, ge=0)
+    # parts one citation of vault-strahd's str-024 moved to the passage first naming Ismark (docs/experiments).
+    # Weighed against meaning: .5 with ``pick_meaning`` .55, .65 with .7 ("When did we last see Kima?" would quote
+    # "They can now see the figure… it is Lady Kima" from an earlier session)
+    pick_mention: float = Field(0.65, ge=0)
     quote_words: int = Field(20, ge=1)  # a quote reads on past its next sentence while shorter than this
     quote_sentences: int = Field(4, ge=1)  # at most this many sentences in one quote
     lead_quotes: int = Field(3, ge=1)  # the best quotes the short answer may be drawn from
