@@ -407,6 +407,14 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     assert opening("Who is Murghol?", "They fight King Murghol, the duergar king.").startswith(
         "Murghol: the duergar king. "
     )  # a title before X ends no clause
+    # a name with a particle or an abbreviated title is asked about whole; "a bit" says how much, not what X is
+    assert opening("Who's Vraxen de Vrait?", "Vraxen de Vrait, a powerful fighter who leaves at night.").startswith(
+        "Vraxen de Vrait: a powerful fighter. "
+    )
+    assert opening("Who is Prof. Mink?", "Prof. Mink, the head of the zoology faculty, lends us maps.").startswith(
+        "Prof. Mink: the head of the zoology faculty. "
+    )
+    assert opening("Who is Prof. Mink?", "Prof. Mink is a bit grumpy at Artur.").startswith("Prof. Mink is a bit")
     # a clause that ends before the name is not what it is ("the battle", "their accounts")
     assert "\n\n" not in answer_text(gen, "Who's Nostoc again?", [hit("After the battle, Nostoc pays us.", 2, 1)])
     settled = [hit("After they settle their accounts, Adra warns them about the Carvers.", 1, 3)]

@@ -12,6 +12,8 @@ from rag.names import CLAUSE_BEFORE, STOPWORDS, introduction, norm
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
 MAX_DESCRIPTION_WORDS = 10
+# After "a"/"the", words that say how much or which, not what X is: "the one we met", "X is a bit grumpy"
+_NOT_KINDS = frozenset({"one", "same", "other", "bit", "lot"})
 # A colon defines the name before it only when that name heads its line, as a glossary or a page's bullet does
 # ("Underdark: the world below the world"); after a clause, a colon goes on with the whole clause.
 _HEADS = re.compile(r"^[\W_]*(?:the\s+)?$", re.I)
@@ -68,7 +70,7 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
     phrase = found.split()
     head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
-    if len(head) < 2 or head[1].casefold() in STOPWORDS | {"one", "same", "other"}:  # "the one we met"
+    if len(head) < 2 or head[1].casefold() in STOPWORDS | _NOT_KINDS:  # "the one we met", "is a bit grumpy"
         return None
     short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
     written = (  # as the notes write the name: "K'Varn", however it was asked

@@ -23,9 +23,13 @@ _US = rf"(?:we|they|the\s+(?:{'|'.join(PARTY_WORDS)}))"
 # really?" and "Who or what is Luzo?": a word after the name, or a second question word, asks the same.
 _TAIL = r"(?:again|anyway|really|exactly|actually)"
 _WHO_IS = r"(?i:who|what)(?:\s+(?i:or)\s+(?i:who|what))?"
+# A name may hold a lower-case particle ("Valentina von Zapp", "Vraxen de Vrait") and open with an abbreviated
+# title ("Prof. Mink", "St. Andral"): its period is no question's end when a capitalised word follows.
+_PARTICLES = r"(?:of|the|de|du|del|della|di|da|von|van|der|den|le|la)"
+_NAME_WORD = r"[A-Z][\w'’-]*(?:\.(?=\s+[A-Z]))?"
 _IDENTITY = re.compile(
     rf"^\W*{_WHO_IS}(?:['’]s|\s+(?i:is|was|are|were))\s+"
-    rf"((?i:the\s+)?[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+)*[A-Z][\w'’-]*)*)(?:\s+(?i:{_TAIL}))?\W*$"
+    rf"((?i:the\s+)?{_NAME_WORD}(?:\s+(?:{_PARTICLES}\s+)*{_NAME_WORD})*)(?:\s+(?i:{_TAIL}))?\W*$"
 )
 # Players type in lower case too: "who is clarota" asks what Clarota is as surely. Bare words only ("who is the
 # dwarf with the hammer" asks for a name), none a small word ("who is he", "who was there")
