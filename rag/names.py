@@ -72,8 +72,13 @@ AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could
 
 # A word's contracted ending: "Who's", "What're", "Who'd", "Where've" are the question word and its verb
 _CONTRACTED = re.compile(r"['’](?:s|re|d|ve|ll)$")
-# The lower-case words ``_NAME`` lets into a name ("Heart of the Wild"): never its first word once a question
-# word before them is dropped ("What's the Black Spider" names "Black Spider")
+# The lower-case words a name may hold between its capitalised ones: "Heart of the Wild", "Vraxen de Vrait",
+# "Valentina von Zapp". An identity question reads them all (``question.kinds``); ``_NAME``, which finds the
+# names the search looks for, lets in only ``_JOINERS`` so far, never as a name's first word once a question word
+# before them is dropped ("What's the Black Spider" names "Black Spider")
+NAME_PARTICLES = frozenset(
+    {"of", "the", "de", "du", "del", "della", "di", "da", "von", "van", "der", "den", "le", "la"}
+)
 _JOINERS = frozenset({"the", "of", "de"})
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, STOPWORDS
+from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS
 
 # The players' own group as questions name it ("What did the party do last session?", "Who hired the party?"): notes
 # call it by its name ("Vox Machina…"), so a question naming it names no one in particular
@@ -25,7 +25,7 @@ _TAIL = r"(?:again|anyway|really|exactly|actually)"
 _WHO_IS = r"(?i:who|what)(?:\s+(?i:or)\s+(?i:who|what))?"
 # A name may hold a lower-case particle ("Valentina von Zapp", "Vraxen de Vrait") and open with an abbreviated
 # title ("Prof. Mink", "St. Andral"): its period is no question's end when a capitalised word follows.
-_PARTICLES = r"(?:of|the|de|du|del|della|di|da|von|van|der|den|le|la)"
+_PARTICLES = f"(?:{'|'.join(sorted(NAME_PARTICLES))})"
 _NAME_WORD = r"[A-Z][\w'’-]*(?:\.(?=\s+[A-Z]))?"
 _IDENTITY = re.compile(
     rf"^\W*{_WHO_IS}(?:['’]s|\s+(?i:is|was|are|were))\s+"
