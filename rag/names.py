@@ -10,7 +10,6 @@ import threading
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
-_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|de)\s+(?:the\s+)?|the\s+)?[A-Z][\w'’-]+)*")
 _NOT_NAMES = {
     "What",
     "Which",
@@ -73,13 +72,15 @@ AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could
 # A word's contracted ending: "Who's", "What're", "Who'd", "Where've" are the question word and its verb
 _CONTRACTED = re.compile(r"['’](?:s|re|d|ve|ll)$")
 # The lower-case words a name may hold between its capitalised ones: "Heart of the Wild", "Vraxen de Vrait",
-# "Valentina von Zapp". An identity question reads them all (``question.kinds``); ``_NAME``, which finds the
-# names the search looks for, lets in only ``_JOINERS`` so far, never as a name's first word once a question word
-# before them is dropped ("What's the Black Spider" names "Black Spider")
+# "Valentina von Zapp" (one or two together: "Ludwig van der Berg"); never a name's first word once a question
+# word before them is dropped ("What's the Black Spider" names "Black Spider")
 NAME_PARTICLES = frozenset(
     {"of", "the", "de", "du", "del", "della", "di", "da", "von", "van", "der", "den", "le", "la"}
 )
-_JOINERS = frozenset({"the", "of", "de"})
+# Capitalised words, joined by particles or by a period the segmenter reads as an abbreviation's ("Prof. Mink",
+# "Mt. Celestia"; ``names`` cuts a run at a period that ends a sentence: "…met Kima. Grog…")
+_NAME_WORD = r"[A-Z][\w'’-]+"
+_NAME = re.compile(rf"\b{_NAME_WORD}(?:\.?\s+(?:(?:{'|'.join(sorted(NAME_PARTICLES))})\s+){{0,2}}{_NAME_WORD})*")
 
 
 def names(text: str) -> list[str]:
@@ -87,11 +88,12 @@ def names(text: str) -> list[str]:
     first meet Clarota?" → ["Vox Machina", "Clarota"]; "Who's Gell Wiildheart?" → ["Gell Wiildheart"]."""
     out = []
     for m in _NAME.finditer(text):
-        parts = m.group(0).split()
-        while parts and (_CONTRACTED.sub("", parts[0]) in _NOT_NAMES or parts[0] in _JOINERS):
-            parts = parts[1:]
-        if parts:
-            out.append(re.sub(r"['’]s$", "", " ".join(parts)))  # "Betsy's ship": Betsy
+        for run in sentences(m.group(0)) if ". " in m.group(0) else [m.group(0)]:
+            parts = run.removesuffix(".").split()
+            while parts and (_CONTRACTED.sub("", parts[0]) in _NOT_NAMES or parts[0] in NAME_PARTICLES):
+                parts = parts[1:]
+            if parts:
+                out.append(re.sub(r"['’]s$", "", " ".join(parts)))  # "Betsy's ship": Betsy
     return out
 
 
@@ -191,9 +193,13 @@ TITLES = frozenset(_TITLE_WORDS.split())  # a name opening with one of these is 
 def said_by_one_word(name: str, said: str) -> bool:
     """A two-word personal name ("Lionel Gayheart", "Locke Hancock") is said by either word of four letters or
     more, but not by a title ("King Murghol" is not said by "Who is the king…?"); a name built with "of" or "the"
-    ("Heart of the Wild") only whole. ``said``: a text's ``norm`` form, padded with a space at each end."""
+    ("Heart of the Wild") only whole. A title in front names no one else: "Lady Fiona Wakter" is said by "Fiona"
+    as "Fiona Wakter" is, and "Lady Kima" by "Kima". ``said``: a text's ``norm`` form, padded with a space at each
+    end."""
     words = norm(name).split()
-    personal = len(words) == 2 and not {"of", "the", "de"} & set(words)
+    while len(words) > 1 and words[0] in TITLES:
+        words = words[1:]
+    personal = len(words) <= 2 and not {"of", "the", "de"} & set(words)
     return personal and any(len(w) >= 4 and w not in TITLES and f" {w} " in said for w in words)
 
 

@@ -570,6 +570,9 @@ def test_no_lead_rather_than_a_wrong_one():
     enemy = "They work together under what Vox Machina discovered is a common enemy referred to as K'Varn."
     assert lead("Who is our enemy?", enemy).startswith("K'Varn.")
     assert lead("Who is our enemy?", "Vox Machina discovered the enemy had fled.") == ""
+    # someone the question names is no answer, written with a title or their family name besides
+    pledged = 'He asks us to "remove" Lady Fiona Wakter, whose daughter was pledged to Victor, the Baron\'s son.'
+    assert lead("Who was Fiona's girl pledged to?", pledged).startswith("Victor.")
     thief = "Nott, the thief, hides the bracelet while Caleb keeps watch."
     assert lead("Who was the thief?", thief).startswith("Nott.")
     assert lead("Who was the thief?", "Caleb catches a thief in the market.") == ""

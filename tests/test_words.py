@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rag.generators._amounts import amount_in
 from rag.generators._who import given_as_owner, says_asked_verb
-from rag.names import content_words, noun_forms, stem
+from rag.names import content_words, names, noun_forms, stem
 from rag.question import read_question
 from rag.question.who import base
 
@@ -48,3 +48,17 @@ def test_a_verb_is_read_by_its_lemma_and_a_role_by_the_verb_it_names():
     assert base("married") == "marry" and base("yeeted") == "yeet"  # the dictionary's, then its rules
     assert says_asked_verb(read_question("Who rules Kraghammer?"), "The king of the dwarves is old and sick.")
     assert not says_asked_verb(read_question("Who rules Kraghammer?"), "The dwarves of the city are old and sick.")
+
+
+def test_a_name_is_searched_whole_with_its_particles_and_abbreviated_title():
+    """ "Who is Valentina von Zapp?" searched "Valentina" and "Zapp", and "Who is Prof. Mink?" "Prof" and "Mink":
+    a name holds lower-case particles and opens with a title whose period ends no sentence. A period that does end
+    one still cuts two names apart."""
+    assert read_question("Who is Valentina von Zapp?").names == ("Valentina von Zapp",)
+    assert read_question("Who is Prof. Mink?").names == ("Prof. Mink",)
+    assert read_question("What did Ludwig van der Berg sell to Mr. Durst?").names == (
+        "Ludwig van der Berg",
+        "Mr. Durst",
+    )
+    assert read_question("What's the Heart of the Wild?").names == ("Heart of the Wild",)
+    assert names("We met Kima. Grog was angry.") == ["We", "Kima", "Grog"]
