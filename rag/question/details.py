@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from rag.names import AUXILIARIES, OWNER_MARK
+from rag.question.who import may_be
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
 _COUNTED = re.compile(
@@ -52,8 +53,11 @@ relationship relation connection role job motive motivation backstory history op
 fate condition idea theory importance use way secret matter
 """
 _EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
-# Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard"
-_STOP_WORDS = "we you i they he she it that who which whom whose in on at from with of to for by our my his her their"
+# Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard", "the
+# grimoire everyone was after" (a clause's subject, its verb)
+_STOP_WORDS = """we you i they he she it that who which whom whose in on at from with of to for by our my his her their
+everyone everybody someone somebody anyone anybody nobody did does do was were is are has have had will would can
+could should"""
 _STOPS = frozenset(_STOP_WORDS.split())
 
 
@@ -87,6 +91,8 @@ def asked_attribute(question: str) -> Attribute | None:
             continue
         words = m.group("thing").casefold().split()
         cut = next((i for i, w in enumerate(words) if w in _STOPS), len(words))
+        while cut > 1 and not may_be(words[cut - 1], "NOUN"):  # "the farmer able to…", "the prince assigned to…"
+            cut -= 1
         owner = m.groupdict().get("owner") or ""
         attribute = Attribute(shape, " ".join(words[:cut] or words[:1]), owner if owner[:1].isupper() else "")
         return None if attribute.noun in _EXPLANATIONS else attribute
