@@ -211,3 +211,25 @@ def test_a_scene_retelling_an_earlier_session_counts_for_less():
     assert weighed == {told.id: 1.0, previously.id: retold, recap.id: retold, boxed.id: retold} and retold < 1
     asked_who, _ = reweigh(read_question("Who is Grog?"), fused, chunks, config, None)
     assert asked_who == fused
+
+
+def test_asked_in_the_party_s_voice_the_evening_s_own_business_counts_for_less():
+    """ "What reward did we get?" asks about the characters' story; the show's announcements ("the reward is an
+    exclusive tabletop promo kit"), the break and the questions to the cast tell what the players did that evening,
+    so they count for less (``retrieval.table_talk_weight``). "Who plays Grog?" asks about the table, and the plans
+    for next session are the party's own: both count in full."""
+    from rag.question import read_question
+    from rag.search.structure import reweigh
+
+    story = Chunk("c", "Session 3.md", 0, "Allura offers a reward.", "Session 3 · The Keep", "The Keep", session=3)
+    show = Chunk("c", "Session 3.md", 1, "The reward is a promo kit.", "Session 3 · Ann", "Announcements", session=3)
+    cast = Chunk("c", "Session 3.md", 2, "Kima's player answers.", "Session 3 · Q&A", "Q&A", session=3)
+    plans = Chunk("c", "Session 3.md", 3, "We will ask for a reward.", "Session 3 · Next", "Next Session", session=3)
+    chunks = {c.id: c for c in (story, show, cast, plans)}
+    config = load_config().retrieval
+    fused = {c.id: 1.0 for c in chunks.values()}
+    weighed, _ = reweigh(read_question("What reward did we get?"), fused, chunks, config, None)
+    less = config.table_talk_weight
+    assert weighed == {story.id: 1.0, show.id: less, cast.id: less, plans.id: 1.0} and less < 1
+    asked_of_the_table, _ = reweigh(read_question("Who plays Grog?"), fused, chunks, config, None)
+    assert asked_of_the_table == fused

@@ -25,7 +25,8 @@ from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.names import names as proper_names
 
-_AROUND = (
+# the evening's own business, which tells nothing of the characters
+_EVENING = (
     r"(?:pre|post|after|before)[\s-]?(?:show|stream|game|session|game chat)",
     r"announcements?",
     r"break",
@@ -37,14 +38,14 @@ _AROUND = (
     r"out[\s-]of[\s-](?:game|character)",
     r"ooc",
     r"table[\s-]talk",
-    r"previously(?: on)?",
-    r"last time(?: on)?",
-    r"next (?:session|time|week)",
     r"afterword",
     r"sponsors?",
     r"shout[\s-]?outs?",
 )
+# ...and the story told around this session's: retold from before, planned for next time
+_AROUND = (*_EVENING, r"previously(?: on)?", r"last time(?: on)?", r"next (?:session|time|week)")
 AROUND_THE_GAME = re.compile(r"^\W*(?:" + "|".join(_AROUND) + r")(?!\w)", re.IGNORECASE)
+THE_EVENING = re.compile(r"^\W*(?:" + "|".join(_EVENING) + r")(?!\w)", re.IGNORECASE)
 _RETOLD = re.compile(r"^\W*(?:previously|last time|recap)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^\s*(?:[-*+]\s+)?[\"“„«]")
 
@@ -67,8 +68,15 @@ def retells(chunk: Chunk) -> bool:
 
 
 def around_the_game(heading: str) -> bool:
-    """A scene heading that names a part of the evening around the game ("Break", "Q&A", "Pre-Show")."""
+    """A scene heading that names a part of the evening around the game ("Break", "Q&A", "Pre-Show", "Previously
+    on…", "Next Session")."""
     return bool(AROUND_THE_GAME.match(heading or ""))
+
+
+def the_evening(heading: str) -> bool:
+    """A scene heading that names the evening's own business ("Announcements", "Break", "Q&A"), not the story told
+    before or planned after this session's: what the players did, not their characters."""
+    return bool(THE_EVENING.match(heading or ""))
 
 
 def _lines(chunk: Chunk) -> list[str]:

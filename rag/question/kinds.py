@@ -224,6 +224,16 @@ def asks_supposing(question: str) -> bool:
     return bool(_SUPPOSING.search(question))
 
 
+# "What reward did we get?", "Who betrayed us?": a player asking in the party's voice asks about the characters'
+# story, which the show's announcements, the break and the questions to the cast afterwards do not tell
+_OURS = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.I)
+
+
+def asks_about_us(question: str) -> bool:
+    """It asks in the party's voice: about the story the players' characters lived."""
+    return bool(_OURS.search(question))
+
+
 def asks_ending(question: str) -> bool:
     """It asks how a session ended ("Where did we leave off?"): answered by its last story lines."""
     return bool(_ENDING.search(question))

@@ -16,6 +16,7 @@ from rag.names import content_words, names, norm, terms, words
 from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
+    asks_about_us,
     asks_definition,
     asks_ending,
     asks_first_mention,
@@ -57,6 +58,7 @@ class Question:
     ending: bool  # asks how a session ended ("Where did we leave off?"; the last one unless it names one)
     number: bool  # asks how much, many, old, far, long, a price or a year
     supposes: bool  # asks what would, could or might be ("What would Percy have as a familiar?"), not what was
+    ours: bool  # asks in the party's voice ("What reward did we get?"): about the characters' story
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
     verbs: frozenset[str]  # the verb(s) a "who" or "where did…" question asks about, by rag.question.who.base
@@ -117,6 +119,7 @@ def read_question(text: str) -> Question:
         ending=asks_ending(text),
         number=asks_number(proper),
         supposes=asks_supposing(proper),
+        ours=asks_about_us(text),
         question_words=question_words(text),
         verbs=(verbs := asked_verbs(proper, role)),
         role=role,

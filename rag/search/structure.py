@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from rag.campaign.aliases import AliasTable
-from rag.campaign.table_talk import retells
+from rag.campaign.table_talk import retells, the_evening
 from rag.config import RetrievalConfig
 from rag.models import Chunk
 from rag.names import CLAUSE_BEFORE, introduction, norm
@@ -69,15 +69,20 @@ def reweigh(
             fused[cid] = fused.get(cid, 0.0) + bonus
     if not question.definition:  # what happened: told in a session note, where it happened
         for cid in fused:
-            fused[cid] *= told_elsewhere(chunks[cid], config)
+            fused[cid] *= told_elsewhere(chunks[cid], config, question.ours)
     return fused, links
 
 
-def told_elsewhere(chunk: Chunk, config: RetrievalConfig) -> float:
+def told_elsewhere(chunk: Chunk, config: RetrievalConfig, ours: bool = False) -> float:
     """How much a passage counts for a question about what happened: a page's (``reference_weight``) or a scene's
-    retelling an earlier session (``retold_weight``) for less, each told where it happened too."""
+    retelling an earlier session (``retold_weight``) for less, each told where it happened too. Asked in the party's
+    voice ("What reward did we get?"), a scene of the evening's own business (the show's announcements, the break,
+    the questions to the cast) counts for ``table_talk_weight``: it tells what the players did, not their
+    characters' story."""
     weight = config.reference_weight if chunk.is_reference else 1.0
-    return weight * config.retold_weight if retells(chunk) else weight
+    if retells(chunk):
+        return weight * config.retold_weight
+    return weight * config.table_talk_weight if ours and the_evening(chunk.heading) else weight
 
 
 def subject_passages(
