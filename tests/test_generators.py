@@ -957,3 +957,16 @@ def test_when_the_reranker_cannot_tell_its_two_best_passages_apart_the_answer_qu
 
     assert cited_sessions(0.62, 0.58) == ["Session 4", "Session 5"]
     assert cited_sessions(0.9, 0.2) == ["Session 4"]
+
+
+def test_asked_in_the_party_s_voice_the_answer_quotes_the_story_not_the_evening_s_business():
+    """ "What reward did we get?" quoted a stream's giveaway from the show's announcements after the story's
+    reward: a question in the party's voice asks about the characters' story. Asked about the table, the
+    announcements answer it."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    show = hit("The reward for the giveaway is an exclusive promo kit.", 1, 2, 1, heading="Announcements")
+    story = hit("Allura offers a substantial reward should they find Lady Kima.", 1, 3, 2, heading="The Keep")
+    ours = answer_text(gen, "What reward did we get?", [show, story])
+    assert "Allura offers a substantial reward" in ours and "giveaway" not in ours
+    theirs = answer_text(gen, "What reward does the giveaway have?", [show, story])
+    assert "giveaway is an exclusive promo kit" in theirs

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag.campaign.table_talk import the_evening
 from rag.config import AnswerConfig, ReadingConfig
 from rag.generators import Generator, History, Support
 from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_of, session_standing
@@ -99,6 +100,8 @@ class ExtractiveGenerator(Generator):
             if question.by_order and (mention := s.hit.scores.get("first_mention", 0.0)):  # naming them first/last
                 s.pick += weigh.pick_mention * mention * names_passage(question.names, s.text)
             s.pick += weigh.pick_typed * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
+            if question.ours and the_evening(s.hit.chunk.heading):  # asked in the party's voice, the evening's own
+                s.pick = 0.0  # business (a stream's giveaway) is no story of theirs: quoted only if nothing else is
         sentences.sort(key=lambda s: -s.score)
         return sentences
 
