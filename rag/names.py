@@ -192,14 +192,14 @@ TITLES = frozenset(_TITLE_WORDS.split())  # a name opening with one of these is 
 
 def said_by_one_word(name: str, said: str) -> bool:
     """A two-word personal name ("Lionel Gayheart", "Locke Hancock") is said by either word of four letters or
-    more, but not by a title ("King Murghol" is not said by "Who is the king…?"); a name built with "of" or "the"
+    more, but not by a title ("King Murghol" is not said by "Who is the king…?"); a name built with a particle
     ("Heart of the Wild") only whole. A title in front names no one else: "Lady Fiona Wakter" is said by "Fiona"
     as "Fiona Wakter" is, and "Lady Kima" by "Kima". ``said``: a text's ``norm`` form, padded with a space at each
     end."""
     words = norm(name).split()
     while len(words) > 1 and words[0] in TITLES:
         words = words[1:]
-    personal = len(words) <= 2 and not {"of", "the", "de"} & set(words)
+    personal = len(words) <= 2 and not NAME_PARTICLES & set(words)
     return personal and any(len(w) >= 4 and w not in TITLES and f" {w} " in said for w in words)
 
 

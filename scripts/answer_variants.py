@@ -14,9 +14,8 @@ refitted `answer.reading` on the training vaults (docs/eval/questions/README.md)
 Sets (each `name=notes:questions[:split]`, the split's *tune* part only when a split is named) default to the
 five training vaults in `--trainvaults` (their questions as `<vault>-questions.jsonl` beside them, from
 `scripts/outside_questions.py`), the tune parts of vault-toa, vault-strahd and CRD3 with their unanswerable sets,
-vault-goblins when `--goblins` holds it, and FairytaleQA val with `--ftqa`. A figure per set: answers holding the
-evidence, citation precision, false refusals, right short answers of those shown, unanswerable refused; the
-training vaults also pooled ("training").
+vault-goblins when `--goblins` holds it, and FairytaleQA val with `--ftqa`. The figures per set are those of
+`python -m rag eval --answers`; the training vaults also pooled ("training").
 
 `rules` switches a rule off by replacing it for the run (``RULES``): an experiment on the code as it stands, which
 a renamed function breaks loudly.
@@ -161,31 +160,20 @@ def answer_all(items, embedder, answer_config, reading: dict | None = None) -> l
 
 
 def figures(rows) -> dict[str, dict]:
-    def of(rs):
-        answerable = [r for r in rs if "has_evidence" in r]
-        unanswerable = [r for r in rs if "refusal_correct" in r]
-        cited = sum(r.get("citations", 0) for r in rs)
-        shown = [r for r in rs if r.get("lead_shown")]
-        return {
-            "evidence": round(sum(r["has_evidence"] for r in answerable) / len(answerable), 3) if answerable else None,
-            "citation_precision": round(sum(r.get("citations_supporting", 0) for r in rs) / cited, 3)
-            if cited
-            else None,
-            "false_refusals": int(sum(r["false_refusal"] for r in answerable)),
-            "leads_right": f"{int(sum(r['short_answer_correct'] for r in shown))}/{len(shown)}",
-            "refused": f"{int(sum(r['refusal_correct'] for r in unanswerable))}/{len(unanswerable)}",
-        }
+    """`python -m rag eval --answers`'s figures (``rag.measure.answer_eval.summarise``) per set, and for the
+    training vaults pooled ("training")."""
+    from rag.measure.answer_eval import summarise
 
-    out = {"training": of([r for n, r in rows if n.startswith("trn-")])}
+    out = {"training": summarise([r for n, r in rows if n.startswith("trn-")])}
     for name in dict.fromkeys(n for n, _ in rows):
-        out[name] = of([r for n, r in rows if n == name])
+        out[name] = summarise([r for n, r in rows if n == name])
     return out
 
 
 def objective(rows) -> float:
     """What `sweep` climbs: answers holding the evidence plus citation precision, the training vaults pooled."""
     f = figures(rows)["training"]
-    return (f["evidence"] or 0) + (f["citation_precision"] or 0)
+    return f.get("answer_has_evidence", 0.0) + f.get("citation_precision", 0.0)
 
 
 def switched_off(rule: str):

@@ -136,7 +136,7 @@ class RetrievalConfig(Section):
     # Session notes vs reference pages (rag/search/structure.py), hybrid only:
     reference_weight: float = Field(0.5, ge=0, le=1)  # pages count this much for "what happened" questions
     retold_weight: float = Field(0.5, ge=0, le=1)  # a "Previously on…" scene counts this much (rag/search/structure.py)
-    table_talk_weight: float = Field(0.5, ge=0, le=1)  # ...and, asked in the party's voice, a scene around the game
+    table_talk_weight: float = Field(0.5, ge=0, le=1)  # ...and, asked in the party's voice, the evening's business
     # "Who is X?": which passage comes first. "session": the session passage saying what X is ("X is the chosen
     # of…", "the illithid, named X"), where the notes tell who X is in the story, then X's own page; "page": X's
     # own page, else that passage; "off": no rule. Measured in docs/experiments/README.md (fifteenth session).

@@ -56,9 +56,8 @@ _EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
 # Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard", "the
 # grimoire everyone was after" (a clause's subject, its verb)
 _STOP_WORDS = """we you i they he she it that who which whom whose in on at from with of to for by our my his her their
-everyone everybody someone somebody anyone anybody nobody did does do was were is are has have had will would can
-could should"""
-_STOPS = frozenset(_STOP_WORDS.split())
+everyone everybody someone somebody anyone anybody nobody"""
+_STOPS = frozenset(_STOP_WORDS.split()) | frozenset(re.findall(r"[a-z]+", AUXILIARIES))
 
 
 @dataclass(frozen=True)
