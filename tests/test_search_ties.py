@@ -75,3 +75,12 @@ class Rounding(ByWord):
         vectors = super().embed_batch(texts)
         vectors[1:, 0] *= 1 + 1e-7 * np.arange(1, len(texts))
         return vectors
+
+
+def test_a_retold_scene_is_not_lifted_above_the_telling():
+    """A "Last Session Recap" sums the event up in a sentence that reads like the question, and the search weighs it
+    less for being told where it happened too; the tie-break does not undo that. The telling is lifted over it."""
+    recap = replace(NEST, chunk=replace(NEST.chunk, heading="Last Session Recap", session=3))
+    assert texts(break_tie(QUESTION, [replace(CAMP), recap], ByWord(), 0.1))[0] == CAMP.chunk.text
+    retold_first = replace(CAMP, chunk=replace(CAMP.chunk, heading="Previously"))
+    assert texts(break_tie(QUESTION, [retold_first, replace(NEST)], ByWord(), 0.1))[0] == NEST.chunk.text

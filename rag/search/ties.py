@@ -9,6 +9,7 @@ blurs with every other sentence in it.
 
 from __future__ import annotations
 
+from rag.campaign.table_talk import retells
 from rag.embedders import Embedder
 from rag.models import Hit
 from rag.names import sentences
@@ -40,13 +41,16 @@ def best_sentences(question: Question, hits: list[Hit], embedder: Embedder) -> l
 
 def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, margin: float) -> list[Hit]:
     """``hits`` in the reranker's order, its first two swapped when they are within ``margin`` of sure-ness, both
-    were placed by its score, and the second's best sentence is nearer the question in meaning."""
+    were placed by its score, and the second's best sentence is nearer the question in meaning. A retold scene
+    ("Last Session Recap") is never lifted: it sums the event up in a sentence that reads like the question, and the
+    search weighs it less (``retold_weight``) because the session it happened in tells it (training vaults: two of
+    the tie-break's thirteen wrong swaps, docs/experiments/README.md)."""
     if margin <= 0 or embedder is None or len(hits) < 2:
         return hits
     first, second = hits[0], hits[1]
     if first.sure is None or second.sure is None or first.sure - second.sure >= margin:
         return hits
-    if held_place(first) or held_place(second):
+    if held_place(first) or held_place(second) or retells(second.chunk):
         return hits
     (first_cosine, first_text), (second_cosine, second_text) = best_sentences(question, [first, second], embedder)
     # the same sentence in both (passages overlap by a sentence) says nothing either way; its two cosines differ only
