@@ -65,8 +65,10 @@ STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 # What follows an owner's name, as a regex: "Molly's", "Molly’s", "the Greyspines' manor", "Jess’ coat".
 OWNER_MARK = r"(?:['’]s|s?['’])"
 
-# The auxiliary verbs a question is built with ("when *did* …", "what *was* …"), as a regex alternation.
-AUXILIARIES = r"(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could|should)"
+# The auxiliary verbs a question is built with ("when *did* …", "what *was* …"); AUXILIARIES as a regex alternation.
+_AUXILIARY_WORDS = "did does do was were is are has have had will would can could should"
+AUXILIARY_WORDS = frozenset(_AUXILIARY_WORDS.split())
+AUXILIARIES = rf"(?:{'|'.join(_AUXILIARY_WORDS.split())})"
 
 
 # A word's contracted ending: "Who's", "What're", "Who'd", "Where've" are the question word and its verb

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from rag.config import RetrievalConfig
 from rag.embedders import Embedder
 from rag.models import Chunk, Hit
 from rag.question import read_question
@@ -84,3 +85,15 @@ def test_a_retold_scene_is_not_lifted_above_the_telling():
     assert texts(break_tie(QUESTION, [replace(CAMP), recap], ByWord(), 0.1))[0] == CAMP.chunk.text
     retold_first = replace(CAMP, chunk=replace(CAMP.chunk, heading="Previously"))
     assert texts(break_tie(QUESTION, [retold_first, replace(NEST)], ByWord(), 0.1))[0] == NEST.chunk.text
+
+
+def test_what_the_search_weighs_less_is_what_the_tie_break_keeps_down():
+    """The search's own weight decides: with retellings counted in full (``retold_weight`` 1) a recap may be lifted
+    again; asked in the party's voice, the evening's business (a stream's announcements) is not lifted."""
+    recap = replace(NEST, chunk=replace(NEST.chunk, heading="Last Session Recap", session=3))
+    full = RetrievalConfig(retold_weight=1.0)
+    assert texts(break_tie(QUESTION, [replace(CAMP), recap], ByWord(), 0.1, full))[0] == NEST.chunk.text
+    show = replace(NEST, chunk=replace(NEST.chunk, heading="Announcements"))
+    assert texts(break_tie(QUESTION, [replace(CAMP), show], ByWord(), 0.1))[0] == CAMP.chunk.text
+    asked = read_question("Where did the stream say the viewers slept?")
+    assert texts(break_tie(asked, [replace(CAMP), show], ByWord(), 0.1))[0] == NEST.chunk.text

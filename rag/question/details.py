@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, OWNER_MARK
+from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK
 from rag.question.who import may_be
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
@@ -57,7 +57,7 @@ _EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
 # grimoire everyone was after" (a clause's subject, its verb)
 _STOP_WORDS = """we you i they he she it that who which whom whose in on at from with of to for by our my his her their
 everyone everybody someone somebody anyone anybody nobody"""
-_STOPS = frozenset(_STOP_WORDS.split()) | frozenset(re.findall(r"[a-z]+", AUXILIARIES))
+_STOPS = frozenset(_STOP_WORDS.split()) | AUXILIARY_WORDS
 
 
 @dataclass(frozen=True)

@@ -269,7 +269,7 @@ class Retriever:
             hit.rank = rank
             if rank <= len(head):
                 hit.ranks["rerank"] = rank
-        return break_tie(question, head + tail, self.embedder, self.config.reranker.tie_margin)
+        return break_tie(question, head + tail, self.embedder, self.config.reranker.tie_margin, self.config.retrieval)
 
     def _link_search(self, vector, filters: Filters) -> structure.LinkSearch | None:
         """Session passages that link a page, best first by meaning, within the search's own filters."""

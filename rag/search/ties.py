@@ -9,11 +9,12 @@ blurs with every other sentence in it.
 
 from __future__ import annotations
 
-from rag.campaign.table_talk import retells
+from rag.config import RetrievalConfig
 from rag.embedders import Embedder
 from rag.models import Hit
 from rag.names import sentences
 from rag.question import Question
+from rag.search.structure import told_elsewhere
 
 SAME = 1e-6  # two cosines closer than this are the same: full-precision vectors agree to about 1e-7
 
@@ -39,18 +40,29 @@ def best_sentences(question: Question, hits: list[Hit], embedder: Embedder) -> l
     return best
 
 
-def break_tie(question: Question, hits: list[Hit], embedder: Embedder | None, margin: float) -> list[Hit]:
+def break_tie(
+    question: Question,
+    hits: list[Hit],
+    embedder: Embedder | None,
+    margin: float,
+    weights: RetrievalConfig | None = None,
+) -> list[Hit]:
     """``hits`` in the reranker's order, its first two swapped when they are within ``margin`` of sure-ness, both
-    were placed by its score, and the second's best sentence is nearer the question in meaning. A retold scene
-    ("Last Session Recap") is never lifted: it sums the event up in a sentence that reads like the question, and the
-    search weighs it less (``retold_weight``) because the session it happened in tells it (training vaults: two of
-    the tie-break's thirteen wrong swaps, docs/experiments/README.md)."""
+    were placed by its score, and the second's best sentence is nearer the question in meaning. A passage the search
+    counts for less because it is told elsewhere too (``structure.told_elsewhere`` under ``weights``: a "Last Session
+    Recap", or the evening's business asked in the party's voice) is never lifted: a retelling sums the event up in
+    a sentence that reads like the question, which is why it is weighed less (training vaults: two of the
+    tie-break's thirteen wrong swaps, docs/experiments/README.md)."""
     if margin <= 0 or embedder is None or len(hits) < 2:
         return hits
     first, second = hits[0], hits[1]
     if first.sure is None or second.sure is None or first.sure - second.sure >= margin:
         return hits
-    if held_place(first) or held_place(second) or retells(second.chunk):
+    if (
+        held_place(first)
+        or held_place(second)
+        or told_elsewhere(second.chunk, weights or RetrievalConfig(), question.ours) < 1
+    ):
         return hits
     (first_cosine, first_text), (second_cosine, second_text) = best_sentences(question, [first, second], embedder)
     # the same sentence in both (passages overlap by a sentence) says nothing either way; its two cosines differ only
