@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -100,3 +102,21 @@ def test_api_keys_are_saved_beside_other_secrets_and_never_in_local_yaml(tmp_pat
     config = load_config()
     assert (config.answer.api_key, config.store.api_key) == (None, "qd-1")
     assert secrets.read_text(encoding="utf-8").count("Chronicler's Settings page") == 1
+
+
+def test_the_code_defaults_are_the_shipped_ones():
+    """The settings' defaults are written twice, in ``rag/config/schema.py`` and ``configs/base.yaml``; a stage
+    built without a config (``AnswerConfig()``, a test's ``RetrievalConfig()``) must behave as the shipped app
+    does, so a value tuned in one file and not the other is named here."""
+    from rag.config.schema import Config
+
+    def leaves(tree: dict, path: str = "") -> dict:
+        out = {}
+        for key, value in tree.items():
+            out.update(leaves(value, f"{path}{key}.") if isinstance(value, dict) else {f"{path}{key}": value})
+        return out
+
+    shipped = leaves(yaml.safe_load((Path(__file__).parents[1] / "configs" / "base.yaml").read_text()))
+    in_code = leaves(Config().model_dump())
+    differ = {k: (v, in_code.get(k, "<not in the schema>")) for k, v in shipped.items() if in_code.get(k, v) != v}
+    assert not differ, f"base.yaml vs schema.py defaults: {differ}"
