@@ -73,6 +73,33 @@ def test_extractive_quotes_the_best_sentence_with_its_label():
     )
 
 
+def test_a_nested_bullet_is_read_with_the_line_it_hangs_under():
+    """Notes typed at the table are outlines: the gift is named on the line above, the armor three lines down.
+    Read alone, "a shirt of chain armor…" shares one word with the question and was not quoted at all."""
+    outline_hit = hit(
+        "Ireena's evening\n- Strahd sends gifts to Ireena by raven\n  - a long letter in red ink, unsigned\n"
+        "  - a silver ring with a ruby the size of an eye\n  - a shirt of chain armor, light enough to wear under a "
+        "dress\n- Ismark burns the letter",
+        11,
+        3,
+    )
+    other = hit("Strahd rides past in a black carriage. His guards wear heavy armor and carry halberds.", 9, 2, 2)
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = answer_text(gen, "What armor did Strahd send Ireena?", [outline_hit, other])
+    assert "a shirt of chain armor, light enough to wear under a dress [Session 11 · Part 3]" in text
+    assert "halberds" not in text
+    under = {s.text: s.under for s in split_sentences(outline_hit)}
+    assert (
+        under["a shirt of chain armor, light enough to wear under a dress"] == "Strahd sends gifts to Ireena by raven"
+    )
+    assert under["Strahd sends gifts to Ireena by raven"] == "Ireena's evening"  # the line a list follows
+    assert under["Ismark burns the letter"] == "Ireena's evening"  # back out of the nested list
+    tabbed = hit("Raw\n- Kali and Ireena\n\t- Ireena shows Kali the present\n## Later\n- Small talk all evening", 11, 4)
+    under = {s.text: s.under for s in split_sentences(tabbed)}
+    assert under["Ireena shows Kali the present"] == "Kali and Ireena"  # a tab indents as spaces do
+    assert under["Small talk all evening"] == ""  # a heading starts a new outline
+
+
 def test_extractive_names_the_session_for_which_session_questions():
     gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), FakeEmbedder())
     text = answer_text(gen, "In which session did Grog smash the duergar patrol?", HITS)

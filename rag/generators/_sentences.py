@@ -23,6 +23,7 @@ class Sentence:
     meaning: float = 0.0
     overlap: float = 0.0
     previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
+    under: str = ""  # the line a nested bullet hangs under (``outline``): what "Chain armor, worn under armor" is
     named: frozenset[str] | None = None  # what the passages read for the question capitalise (``capitalised_within``)
 
 
@@ -30,15 +31,33 @@ def passage_parts(hit: Hit) -> list[str]:
     """Every sentence and line of the passage in reading order (questions and fragments too), without its
     heading-prefix line and without bullet marks; a line is cut by ``rag.names.sentences``, never after "Mr." or an
     initial, so a quote's citation never lands inside a name. A sentence's ``order`` is its place in this list."""
-    parts: list[str] = []
+    return [part for part, _ in outline(hit)]
+
+
+def outline(hit: Hit) -> list[tuple[str, str]]:
+    """``passage_parts``, each with the line it hangs under: for a nested bullet the nearest line above it that
+    is indented less (or the plain line a list follows), else "". Notes typed at the table are outlines: "Ireena
+    shows Kali the present given to her from Strahd" / "  - Chain armor, can be worn under armor"; the nested line
+    says what, its parent line of whom and when, and a sentence read alone loses what the question asks about."""
+    out: list[tuple[str, str]] = []
     lines = hit.chunk.text.splitlines()
     if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
         lines = lines[1:]
-    for line in lines:
-        line = line.strip().lstrip("-*+ ").strip()
-        if line and not line.startswith("#"):
-            parts += sentences(line)
-    return parts
+    above: list[tuple[int, str]] = []  # the open lines above, (depth, text), shallowest first
+    for raw in lines:
+        line = raw.strip().lstrip("-*+ ").strip()
+        if line.startswith("#"):  # a heading inside the passage starts its own outline
+            above.clear()
+        if not line or line.startswith("#"):
+            continue
+        bullet = raw.lstrip()[:1] in "-*+" and raw.lstrip()[1:2] in (" ", "\t")
+        depth = len(raw.expandtabs(2)) - len(raw.expandtabs(2).lstrip()) if bullet else -1
+        while above and above[-1][0] >= depth:
+            above.pop()
+        under = above[-1][1] if above else ""
+        above.append((depth, line))
+        out += [(part, under) for part in sentences(line)]
+    return out
 
 
 def answers(part: str) -> bool:
@@ -49,9 +68,9 @@ def answers(part: str) -> bool:
 def split_sentences(hit: Hit) -> list[Sentence]:
     """The passage's sentences that can answer (``answers``), each knowing the one before it."""
     out: list[Sentence] = []
-    for order, part in enumerate(passage_parts(hit)):
+    for order, (part, under) in enumerate(outline(hit)):
         if answers(part):
-            out.append(Sentence(part, hit, order, previous=out[-1].text if out else ""))
+            out.append(Sentence(part, hit, order, previous=out[-1].text if out else "", under=under))
     return out
 
 

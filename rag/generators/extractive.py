@@ -86,7 +86,8 @@ class ExtractiveGenerator(Generator):
         meaning = self._meaning(question, [s.text for s in sentences])
         for s, m in zip(sentences, meaning, strict=True):
             s.meaning = float(m)
-            s.overlap = len(asked & content_words(s.text)) / len(asked) if asked else 0.0
+            said = content_words(s.text) | content_words(s.under)  # a nested bullet says what it hangs under
+            s.overlap = len(asked & said) / len(asked) if asked else 0.0
             s.score = weigh.support_meaning * max(s.meaning, 0.0) + weigh.support_keywords * s.overlap
             s.score += weigh.support_rank / s.hit.rank
         before = {  # the sentence before, among those that can answer
