@@ -98,6 +98,15 @@ def test_a_nested_bullet_is_read_with_the_line_it_hangs_under():
     under = {s.text: s.under for s in split_sentences(tabbed)}
     assert under["Ireena shows Kali the present"] == "Kali and Ireena"  # a tab indents as spaces do
     assert under["Small talk all evening"] == ""  # a heading starts a new outline
+    went_on = hit(
+        "Raw\n- Kali and Ireena\n  - Ireena shows Kali the present\n  it glitters in the candlelight\n"
+        "    1. a chain shirt worn under armor",
+        11,
+        5,
+    )
+    under = {s.text: s.under for s in split_sentences(went_on)}
+    assert under["it glitters in the candlelight"] == "Kali and Ireena"  # an item's next line hangs where it does
+    assert under["a chain shirt worn under armor"] == "Ireena shows Kali the present"  # a numbered list nests too
 
 
 def test_extractive_names_the_session_for_which_session_questions():

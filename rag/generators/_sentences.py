@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag.ingest.blocks import BULLET
 from rag.models import Hit
 from rag.names import sentences, words
 
@@ -35,28 +36,33 @@ def passage_parts(hit: Hit) -> list[str]:
 
 
 def outline(hit: Hit) -> list[tuple[str, str]]:
-    """``passage_parts``, each with the line it hangs under: for a nested bullet the nearest line above it that
+    """``passage_parts``, each with the line it hangs under: for a nested list item the nearest item above it that
     is indented less (or the plain line a list follows), else "". Notes typed at the table are outlines: "Ireena
     shows Kali the present given to her from Strahd" / "  - Chain armor, can be worn under armor"; the nested line
-    says what, its parent line of whom and when, and a sentence read alone loses what the question asks about."""
+    says what, its parent line of whom and when, and a sentence read alone loses what the question asks about. List
+    items are told apart as the chunker wrote them (``rag.ingest.blocks.BULLET``); a line that goes on an item
+    hangs where the item does."""
     out: list[tuple[str, str]] = []
     lines = hit.chunk.text.splitlines()
     if hit.chunk.heading and lines and lines[0].strip() == hit.chunk.heading.strip():
         lines = lines[1:]
-    above: list[tuple[int, str]] = []  # the open lines above, (depth, text), shallowest first
+    above: list[tuple[int, str]] = []  # the open lines above, (indent, text), shallowest first; -1 for a plain line
     for raw in lines:
         line = raw.strip().lstrip("-*+ ").strip()
         if line.startswith("#"):  # a heading inside the passage starts its own outline
             above.clear()
-        if not line or line.startswith("#"):
             continue
-        bullet = raw.lstrip()[:1] in "-*+" and raw.lstrip()[1:2] in (" ", "\t")
-        depth = len(raw.expandtabs(2)) - len(raw.expandtabs(2).lstrip()) if bullet else -1
+        if not line:
+            continue
+        indent = len(raw.expandtabs(2)) - len(raw.expandtabs(2).lstrip())
+        if not BULLET.match(raw) and indent and above:  # an item's next line: it hangs where the item does
+            out += [(part, above[-2][1] if len(above) > 1 else "") for part in sentences(line)]
+            continue
+        depth = indent if BULLET.match(raw) else -1
         while above and above[-1][0] >= depth:
             above.pop()
-        under = above[-1][1] if above else ""
+        out += [(part, above[-1][1] if above else "") for part in sentences(line)]
         above.append((depth, line))
-        out += [(part, under) for part in sentences(line)]
     return out
 
 

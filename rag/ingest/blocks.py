@@ -19,7 +19,7 @@ from rag.models import Note
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 
 
-_BULLET = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
+BULLET = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
 
 
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -203,7 +203,7 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
         if not line.strip():
             close_para()  # a blank line ends a paragraph; a bullet item may go on (loose lists)
             continue
-        m_bullet = None if _RULE.match(line) else _BULLET.match(line)
+        m_bullet = None if _RULE.match(line) else BULLET.match(line)
         indent = _indent(line[: len(line) - len(line.lstrip())])
         nested = bool(item) and indent >= 2 and indent > stack[0]  # nobody nests by a single space
         if nested and not m_bullet:  # continuation of a bullet
