@@ -17,6 +17,9 @@ are combined by a logistic model trained on FairytaleQA *train* only:
     python scripts/train_answerer.py mine --notes ../shared/data/fairytaleqa/train \\
         --questions ../shared/data/fairytaleqa-train.jsonl --out /tmp/answerer/train.jsonl
     python scripts/train_answerer.py train --train /tmp/answerer/train.jsonl --out rag/generators/decisions.json
+
+``mine --vault NOTES:QUESTIONS`` (repeatable) also asks every question of a vault, as one campaign: how the
+twenty-second session measured the models trained on notes (docs/experiments/README.md; not shipped).
 """
 
 from __future__ import annotations
@@ -33,17 +36,23 @@ from _training import log  # offline models, the project importable
 
 def mine(args) -> None:
     from rag.config import load_config
+    from rag.measure.answer_eval import lead_line, score_answer
     from rag.measure.evaluation import corpora
     from rag.measure.questions import load_training_questions
     from rag.models import Filters
-    from rag.names import norm
     from rag.pipeline import Pipeline
 
     config = load_config(overrides={"data_dir": str(Path(args.data).resolve()), "tracking.enabled": False})
-    questions = load_training_questions(args.questions)
-    questions = [q for q in questions if q.evidence and q.sessions]
     rng = random.Random(args.seed)
-    groups = corpora(Path(args.notes), questions, story_dirs=True)
+    groups: dict = {}
+    whole: set[str] = set()
+    for notes, questions_file, stories in [(args.notes, args.questions, True)] * bool(args.notes) + [
+        (*v.split(":"), False) for v in args.vault
+    ]:
+        questions = [q for q in load_training_questions(questions_file) if q.evidence and q.sessions]
+        found = corpora(Path(notes), questions, story_dirs=stories)
+        groups.update(found)
+        whole |= set() if stories else set(found)  # a vault's questions are few: every one is asked
     names = sorted(groups)
     pipeline = Pipeline(config)
     out = Path(args.out)
@@ -58,7 +67,7 @@ def mine(args) -> None:
                 qs = list(groups[campaign][1])
                 rng.shuffle(qs)
                 other = names[(i + 1) % len(names)]
-                for q in qs[: args.per_story]:
+                for q in qs if campaign in whole else qs[: args.per_story]:
                     cases = [("own", campaign, None, 1), ("other story", other, None, 0)]
                     first = min(q.sessions)
                     if first > 1:
@@ -69,14 +78,14 @@ def mine(args) -> None:
                         cases.append(("evidence struck", struck, None, 0))
                     for case, where, filters, answerable in cases:
                         a = pipeline.answer(q.question, where, filters)
-                        text = norm(a.text)
-                        held = any(norm(e) and norm(e) in text for e in q.evidence) and not a.refused
+                        scored = score_answer(q, a)  # as `python -m rag eval --answers` scores it
                         row = {
                             "id": q.id,
                             "case": case,
                             "answerable": answerable,
                             "refused": a.refused,
-                            "has_evidence": float(held) if answerable else None,
+                            "has_evidence": scored.get("has_evidence") if answerable else None,
+                            "lead_shown": float(not a.refused and bool(lead_line(a.text))),
                             "confidence": a.confidence,
                             "support": a.trace.get("support"),
                             "rule": a.trace.get("support_note"),
@@ -177,8 +186,9 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("mine")
-    m.add_argument("--notes", required=True)
-    m.add_argument("--questions", required=True)
+    m.add_argument("--notes", default="", help="FairytaleQA's story folders (one campaign each)")
+    m.add_argument("--questions", default="", help="their questions")
+    m.add_argument("--vault", action="append", default=[], help="NOTES:QUESTIONS, a vault as one campaign")
     m.add_argument("--out", required=True)
     m.add_argument("--data", default="/tmp/answerer/data")
     m.add_argument("--per-story", type=int, default=6)
