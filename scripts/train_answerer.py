@@ -44,15 +44,16 @@ def mine(args) -> None:
 
     config = load_config(overrides={"data_dir": str(Path(args.data).resolve()), "tracking.enabled": False})
     rng = random.Random(args.seed)
+    sources = [(args.notes, args.questions, True)] if args.notes else []  # FairytaleQA: a campaign per story
+    sources += [(*v.rsplit(":", 1), False) for v in args.vault]  # a vault: one campaign
     groups: dict = {}
-    whole: set[str] = set()
-    for notes, questions_file, stories in [(args.notes, args.questions, True)] * bool(args.notes) + [
-        (*v.split(":"), False) for v in args.vault
-    ]:
+    whole: set[str] = set()  # the vaults' campaigns: their questions are few, so every one is asked
+    for notes, questions_file, stories in sources:
         questions = [q for q in load_training_questions(questions_file) if q.evidence and q.sessions]
         found = corpora(Path(notes), questions, story_dirs=stories)
         groups.update(found)
-        whole |= set() if stories else set(found)  # a vault's questions are few: every one is asked
+        if not stories:
+            whole |= set(found)
     names = sorted(groups)
     pipeline = Pipeline(config)
     out = Path(args.out)
@@ -205,6 +206,10 @@ def main() -> int:
         help="what the mined file was made from, for the model's provenance",
     )
     args = p.parse_args()
+    if args.cmd == "mine" and not (args.notes and args.questions) and not args.vault:
+        p.error("mine: give --notes and --questions, or --vault NOTES:QUESTIONS")
+    if args.cmd == "mine" and any(":" not in v for v in args.vault):
+        p.error("mine: --vault takes NOTES:QUESTIONS")
     {"mine": mine, "train": train}[args.cmd](args)
     return 0
 

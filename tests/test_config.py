@@ -118,9 +118,6 @@ def test_the_code_defaults_are_the_shipped_ones():
 
     shipped = leaves(yaml.safe_load((Path(__file__).parents[1] / "configs" / "base.yaml").read_text()))
     in_code = leaves(Config().model_dump())
-    differ = {
-        k: (v, in_code.get(k, "<not in the schema>"))
-        for k, v in shipped.items()
-        if in_code.get(k, "<not in the schema>") != v
-    }
+    missing = "<not in the schema>"
+    differ = {k: (v, in_code.get(k, missing)) for k, v in shipped.items() if in_code.get(k, missing) != v}
     assert not differ, f"base.yaml vs schema.py defaults: {differ}"

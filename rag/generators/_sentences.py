@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.ingest.blocks import BULLET
+from rag.ingest.blocks import BULLET, indent_of
 from rag.models import Hit
 from rag.names import sentences, words
 
@@ -54,11 +54,11 @@ def outline(hit: Hit) -> list[tuple[str, str]]:
             continue
         if not line:
             continue
-        indent = len(raw.expandtabs(2)) - len(raw.expandtabs(2).lstrip())
-        if not BULLET.match(raw) and indent and above:  # an item's next line: it hangs where the item does
+        indent, item = indent_of(raw), BULLET.match(raw) is not None  # as the parser nests them
+        if not item and indent and above:  # an item's next line: it hangs where the item does
             out += [(part, above[-2][1] if len(above) > 1 else "") for part in sentences(line)]
             continue
-        depth = indent if BULLET.match(raw) else -1
+        depth = indent if item else -1
         while above and above[-1][0] >= depth:
             above.pop()
         out += [(part, above[-1][1] if above else "") for part in sentences(line)]

@@ -117,8 +117,9 @@ def _has_words(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
-def _indent(ws: str) -> int:
-    return len(ws.expandtabs(4))
+def indent_of(line: str) -> int:
+    """How far a line is indented, a tab to the next multiple of four: how deep a list item nests."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Section]:
@@ -204,7 +205,7 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
             close_para()  # a blank line ends a paragraph; a bullet item may go on (loose lists)
             continue
         m_bullet = None if _RULE.match(line) else BULLET.match(line)
-        indent = _indent(line[: len(line) - len(line.lstrip())])
+        indent = indent_of(line)
         nested = bool(item) and indent >= 2 and indent > stack[0]  # nobody nests by a single space
         if nested and not m_bullet:  # continuation of a bullet
             item.append(_marked(_prose_line(line, no, "  " * (len(stack) - 1)), line, secrets))
