@@ -397,6 +397,9 @@ def test_results_are_sorted_and_repeatable(tmp_path):
         ("snake_case_name and 5 * 3 * 2", "snake_case_name and 5 * 3 * 2", [], []),
         (r"not \*italic\*", "not *italic*", [], []),
         ("line<br>break and [^1] note ^abc123", "line break and note", [], []),
+        # a wiki's reference marks pasted with its text are no words of the notes; a list's "[1]" and links stay
+        ("hurt [51] and [[Vex]] wept. [2] [3]", "hurt and Vex wept.", ["Vex"], []),
+        ("[1] Buy rope, see [the map][2]", "[1] Buy rope, see [the map][2]", [], []),
         ("[[A]] and [[A|a]] and [[A]]", "A and a and A", ["A"], [("a", "A")]),
         ("| [[Page\\|Shown]] |", "| Shown |", ["Page"], [("Shown", "Page")]),
     ],

@@ -29,6 +29,11 @@ _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
+# A wiki's reference mark pasted with its text ("…severely hurt [51] and in range", "…by Matthew Mercer. [3]"):
+# the page's footnote number, no words of the notes; quoted, it reads like a citation. Only after text, so a line
+# that opens "[1] …" keeps its number, and never a link's ("[text][1]", "[1]: url",
+# "[1](url)"); "… hunt. [2] [3]" loses both
+_WIKI_MARK = re.compile(r"(?<=[^\s\]])(?:[ \t]?\[\d{1,3}\])+(?![(:\[])")
 _BLOCK_ID = re.compile(r"(?:(?<=\s)|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _EMPHASIS = [  # (mark that must be present, pattern); order matters: ** before *, __ before _
     ("~~", re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")),
@@ -111,6 +116,8 @@ def clean(text: str) -> tuple[str, list[Link]]:
         text = _ESCAPE.sub(lambda m: hold(m.group(1)), text)
     if "^" in text:
         text = _BLOCK_ID.sub("", _FOOTNOTE_REF.sub("", text))
+    if "[" in text:
+        text = _WIKI_MARK.sub("", text)
     text = _strip_emphasis(text)
     # str.split() drops every kind of space, also a stray \r, and collapses runs to one.
     text = "\n".join(" ".join(line.split()) for line in text.split("\n"))
