@@ -116,6 +116,9 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         asked = rewrite.get("standalone") or result.question
         if keyword.startswith(asked) and keyword != asked:
             st.markdown(f"Also looked for other names from your notes: **{as_written(keyword[len(asked) :].strip())}**")
+        told = (trace.get("variants") or {}).get("dense", "")
+        if told and told != " ".join(asked.split()):  # "us" read as "the party", where the notes never say "we"
+            st.markdown(f"Looked for its meaning as your notes tell it: **{as_written(told)}**")
         if cap := sessions_said(trace.get("filters") or {}):
             st.markdown(cap)
         if trace.get("refusal_rule"):

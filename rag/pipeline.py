@@ -233,6 +233,7 @@ class Pipeline:
             r.alias_expansion
             or (r.spelling_variants and r.mode != "dense")
             or (r.subject_first != "off" and r.mode == "hybrid")
+            or (r.party_voice and r.mode != "keyword")  # the table knows the notes' voice
         )
         aliases = self.aliases(campaign) if needs_names else None  # built from this view's passages only
         embedder = self.embedder_for(self.config.retrieval.mode)

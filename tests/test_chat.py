@@ -136,3 +136,13 @@ def test_what_happened_in_a_session_gets_its_recap(tmp_path):
     assert "- The party descends into the mines below Kraghammer. [Session 2 · Into the Mines]" in shown
     assert not at.warning and not at.error  # every citation resolved
     assert [p.proto.popover.label for p in at.get("popover")] == ["Session 2 · Into the Mines"]  # one click away
+
+
+def test_asked_in_the_party_s_voice_it_says_how_it_read_the_question(tmp_path):
+    """The small vault tells of the party in the third person, so "us" was looked for as "the party": "Why this
+    answer?" says so in the player's words; a question without "we" or "us" gets no such line."""
+    indexed(tmp_path)
+    at = ask(start(CHAT), "Which bear did Vex show us in the Underdark?")
+    assert "as your notes tell it: **Which bear did Vex show the party in the Underdark?**" in texts(at.markdown)
+    at = ask(at, "Which bear did Vex tame in the Underdark?")
+    assert texts(at.markdown).count("as your notes tell it") == 1

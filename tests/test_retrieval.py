@@ -233,3 +233,41 @@ def test_asked_in_the_party_s_voice_the_evening_s_own_business_counts_for_less()
     assert weighed == {story.id: 1.0, show.id: less, cast.id: less, plans.id: 1.0} and less < 1
     asked_of_the_table, _ = reweigh(read_question("Who plays Grog?"), fused, chunks, config, None)
     assert asked_of_the_table == fused
+
+
+THIRD_PERSON = {  # the party told of as "the party"; the only "us" is a character's, quoted
+    "Session 1.md": '# Session 1\n## The map\nClarota gave the party a map.\n## The shout\nGrog shouts "Nostoc gave us a map!"\n'
+    + "".join(f"## Hour {n}\nThe party walks the tunnel past a lantern and rests.\n" for n in range(60)),
+}
+DIARY = {"Session 1.md": "# Session 1\n- We met Clarota and he gave us a map.\n- Our rogue sneaks ahead of us.\n"}
+
+
+@pytest.mark.parametrize("engine", ["qdrant", "edge"])
+def test_asked_in_the_party_s_voice_the_meaning_search_reads_the_notes_voice(tmp_path, engine):
+    """Notes that tell of the party in the third person never answer "us": "Who gave us a map?" means "Who gave the
+    party a map?" there (``retrieval.party_voice``), so the passage telling it comes first, not a character's shout.
+    Off, the shout comes first (this embedder counts shared words)."""
+    p = indexed(tmp_path, engine, THIRD_PERSON, "t")
+    try:
+        dense = {"retrieval.mode": "dense", "retrieval.query_expansion": False}
+        assert p.aliases("t").we_per_thousand < p.config.retrieval.third_person_below
+        assert "Clarota gave the party" in p.with_settings(dense).search("Who gave us a map?").hits[0].chunk.text
+        off = p.with_settings({**dense, "retrieval.party_voice": False}).search("Who gave us a map?")
+        assert "Nostoc gave us" in off.hits[0].chunk.text
+    finally:
+        p.close()
+
+
+def test_a_diary_keeps_the_party_s_voice(tmp_path):
+    """Notes that say "we" answer "us" in their own words: the question is searched as asked."""
+    from rag.campaign.voice import told_of_the_party, we_per_thousand
+
+    p = indexed(tmp_path, "edge", DIARY, "d")
+    try:
+        assert p.aliases("d").we_per_thousand > p.config.retrieval.third_person_below
+    finally:
+        p.close()
+    assert we_per_thousand(["We met Clarota.", "Grog and Vex walk on."]) == 1000 / 8
+    assert told_of_the_party("Where did we sleep? What's our plan? We're lost, we've won") == (
+        "Where did the party sleep? What's the party's plan? the party is lost, the party has won"
+    )

@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from rag.campaign.spelling import Spellings, name_counts
+from rag.campaign.voice import we_per_thousand
 from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
 from rag.names import norm_words
@@ -29,10 +30,12 @@ def _key(name: str) -> str:
 
 @dataclass
 class AliasTable:
-    """entity → every name the notes use for it (the page name first), and the notes' spellings of names."""
+    """entity → every name the notes use for it (the page name first), the notes' spellings of names, and how
+    often they say "we" (``rag.campaign.voice``: whether they tell of the party in the third person)."""
 
     names: dict[str, list[str]] = field(default_factory=dict)
     spellings: Spellings = field(default_factory=lambda: Spellings({}))
+    we_per_thousand: float = 0.0
     _pattern: re.Pattern | None = field(default=None, repr=False)
     _owner: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -46,7 +49,10 @@ class AliasTable:
             for shown, entity in chunk.aliases:
                 per = counts.setdefault(entity, {entity: 0})
                 per[shown] = per.get(shown, 0) + 1
-        table = cls(spellings=Spellings(name_counts(chunk.text for chunk in chunks)))
+        table = cls(
+            spellings=Spellings(name_counts(chunk.text for chunk in chunks)),
+            we_per_thousand=we_per_thousand(chunk.text for chunk in chunks),
+        )
         for entity, shown in counts.items():
             seen, ordered = {_key(entity)}, [entity]
             for name, _ in sorted(shown.items(), key=lambda kv: -kv[1]):
@@ -59,8 +65,14 @@ class AliasTable:
         return table
 
     @classmethod
-    def from_names(cls, names: dict[str, list[str]], spellings: dict[str, int] | None = None) -> AliasTable:
-        table = cls(names={k: list(v) for k, v in names.items()}, spellings=Spellings(spellings or {}))
+    def from_names(
+        cls, names: dict[str, list[str]], spellings: dict[str, int] | None = None, we_per_thousand: float = 0.0
+    ) -> AliasTable:
+        table = cls(
+            names={k: list(v) for k, v in names.items()},
+            spellings=Spellings(spellings or {}),
+            we_per_thousand=we_per_thousand,
+        )
         table._compile()
         return table
 
@@ -70,13 +82,18 @@ class AliasTable:
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
             if saved.get("count") == count:
-                return cls.from_names(saved["names"], saved["spellings"])
+                return cls.from_names(saved["names"], saved["spellings"], float(saved["we_per_thousand"]))
         except (OSError, ValueError, KeyError, TypeError):
             pass
         return None
 
     def save(self, path: Path, count: int) -> None:
-        saved = {"count": count, "names": self.names, "spellings": self.spellings.names}
+        saved = {
+            "count": count,
+            "names": self.names,
+            "spellings": self.spellings.names,
+            "we_per_thousand": self.we_per_thousand,
+        }
         write_text(path, json.dumps(saved, ensure_ascii=False), INDEX_HINT)
 
     def _compile(self) -> None:

@@ -128,6 +128,10 @@ class RetrievalConfig(Section):
     score_threshold: float | None = None
     spelling_variants: bool = True  # keyword search also tries the notes' other spellings of a name ("Elias")
     alias_expansion: bool = False  # a question naming "the Keeper" also searches "Osiris"
+    # "Who gave us the map?" searched for its meaning as "Who gave the party the map?" where the notes tell of the
+    # party in the third person: they say "we/us/our" fewer times in 1,000 words than this (rag/campaign/voice.py)
+    party_voice: bool = True
+    third_person_below: float = Field(4.0, ge=0)
     query_expansion: bool = True  # other phrasings are searched too: the best passages' words, the LLM's if any
     expander: ExpanderName = "vault"  # vault: the notes' other names (+ the LLM's phrasings if configured); llm
     expansion_variants: int = Field(3, ge=1, le=8)  # phrasings besides the question itself

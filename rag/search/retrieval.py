@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from rag.campaign.aliases import AliasTable
+from rag.campaign.voice import told_of_the_party
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError, LanguageModelError
@@ -190,17 +191,25 @@ class Retriever:
         ranked list of hits per query, and the passage it put first on purpose ("Who is X?"), if any."""
         if not queries:
             return []
+        stages = [self._stage_queries(query, mode, question) for query in queries]
         vectors: list = [None] * len(queries)
         if mode != "keyword":
             t0 = time.perf_counter()
-            vectors = list(self.embedder.embed_queries(queries))
+            vectors = list(self.embedder.embed_queries([s["dense"] for s in stages]))
             timings["embed"] = timings.get("embed", 0.0) + time.perf_counter() - t0
         found = []
-        for query, vector in zip(queries, vectors, strict=True):
-            stage_queries = self._stage_queries(query, mode, question)
+        for stage_queries, vector in zip(stages, vectors, strict=True):
             rankings = self._first_stage(question, stage_queries, vector, limit, filters, timings)
             found.append(self._merge(question, rankings, mode, stage_queries, self._link_search(vector, filters)))
         return found
+
+    def _in_the_notes_voice(self, query: str) -> str:
+        """What the meaning search reads: asked in the party's voice, told as the notes tell it (``rag.campaign.voice``:
+        "us" is "the party" where the notes never say "we"). Keyword search keeps the question's own words."""
+        cfg, table = self.config.retrieval, self.aliases
+        if cfg.party_voice and table is not None and table.we_per_thousand < cfg.third_person_below:
+            return told_of_the_party(query)
+        return query
 
     def _stage_queries(self, query: str, mode: str, question: Question) -> dict[str, str]:
         """stage → the text it searches: keyword search also gets the aliases of names in the query."""
@@ -209,7 +218,7 @@ class Retriever:
         return dict(self._stage_texts[(query, mode)])
 
     def _stage_texts_for(self, query: str, mode: str, question: Question) -> dict[str, str]:
-        stages = {"dense": query, "keyword": query}
+        stages = {"dense": self._in_the_notes_voice(query), "keyword": query}
         other_names = []
         if self.config.retrieval.alias_expansion and self.aliases:
             other_names += self.aliases.expand(query)
