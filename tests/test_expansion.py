@@ -23,6 +23,21 @@ def test_alias_table_from_links():
     assert AliasTable.from_names(table.names).expand("the KEEPER") == ["Osiris"]
 
 
+def test_a_saved_table_keeps_the_notes_voice_and_one_saved_before_it_is_read_again(tmp_path):
+    """The table is kept beside the store; one saved before it knew how often the notes say "we" is stale, so the
+    campaign's passages are read again rather than every question taken as asked of a diary."""
+    import json
+
+    table = AliasTable.from_chunks([chunk("We met the Keeper. He gave us a map.", ("Osiris",), ())])
+    assert table.we_per_thousand == 2000 / 9
+    table.save(tmp_path / "aliases.json", count=1)
+    assert AliasTable.load(tmp_path / "aliases.json", count=1).we_per_thousand == table.we_per_thousand
+    saved = json.loads((tmp_path / "aliases.json").read_text(encoding="utf-8"))
+    del saved["we_per_thousand"]
+    (tmp_path / "aliases.json").write_text(json.dumps(saved), encoding="utf-8")
+    assert AliasTable.load(tmp_path / "aliases.json", count=1) is None
+
+
 def ranked(texts: list[str]) -> list[Hit]:
     """The texts as one question's hits, best first."""
     return [
