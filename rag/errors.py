@@ -49,6 +49,17 @@ class StoreError(ChroniclerError):
     """The vector store cannot be reached or refused an operation."""
 
 
+class OtherModelError(StoreError):
+    """A campaign's passages were made by another embedding model than the one set now (Settings changed, the
+    campaign not read again): their vectors cannot be compared with the question's."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This campaign's passages were made with another reading model than the one set now. Read its notes "
+            "again (Settings → Re-index, or Ingest notes) before asking."
+        )
+
+
 class ModelUnavailableError(ChroniclerError):
     """A configured model (embedder, reranker, LLM) is missing or cannot be loaded."""
 

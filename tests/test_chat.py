@@ -146,3 +146,23 @@ def test_asked_in_the_party_s_voice_it_says_how_it_read_the_question(tmp_path):
     assert "as your notes tell it: **Which bear did Vex show the party in the Underdark?**" in texts(at.markdown)
     at = ask(at, "Which bear did Vex tame in the Underdark?")
     assert texts(at.markdown).count("as your notes tell it") == 1
+
+
+def test_a_campaign_made_by_another_reading_model_says_to_read_it_again(tmp_path, monkeypatch, register_backend):
+    """Settings changed the embedding model and the notes were not read again: the chat says what to do, in one
+    line, instead of the engine's error."""
+    import numpy as np
+
+    from tests.fakes import FakeEmbedder
+
+    class SmallerEmbedder(FakeEmbedder):
+        name, dim = "fake-small", 32
+
+        def embed_batch(self, texts):
+            return np.ascontiguousarray(super().embed_batch(texts)[:, : self.dim])
+
+    indexed(tmp_path)
+    register_backend("embedders", "fake-small", SmallerEmbedder)
+    monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake-small")
+    at = ask(start(CHAT), "Which bear did Vex tame in the Underdark?")
+    assert "made with another reading model" in texts(at.error) and "Re-index" in texts(at.error)

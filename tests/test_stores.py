@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rag.config import Config, StoreConfig
-from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
+from rag.errors import CampaignNotFoundError, OtherModelError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
 from rag.stores import Store, edge, get_store
 
@@ -110,6 +110,21 @@ def test_ensure_collection_creates_keeps_and_recreates_on_dim_change(store, conf
     assert store.count(name) == 0
     store.upsert(name, CHUNKS[:1], np.ones((1, 8)), ["x"])
     assert store.count(name) == 1
+
+
+def test_a_question_embedded_by_another_model_is_refused_in_words_until_the_campaign_is_made_again(store, config):
+    """Settings changed the embedding model and the campaign was not read again: its passages' vectors have
+    another size than the question's. The engines refuse it in their own words (a bare Exception on edge); the
+    store says what to do. Made again at the new size, it is searched."""
+    name = config.collection(CAMPAIGN)
+    store.ensure_collection(name, 4)
+    store.upsert(name, CHUNKS, VECTORS, HASHES)
+    assert len(store.dense_search(name, unit(1, 0, 0, 0), limit=2)) == 2
+    with pytest.raises(OtherModelError, match="Read its notes again"):
+        store.dense_search(name, np.ones(8, dtype=np.float32), limit=2)
+    store.ensure_collection(name, 8)
+    store.upsert(name, CHUNKS[:1], np.ones((1, 8)), ["x"])
+    assert ids(store.dense_search(name, np.ones(8, dtype=np.float32), limit=2)) == [CHUNKS[0].id]
 
 
 def test_collections_lists_prefixed_names_and_drop_removes(store, config):

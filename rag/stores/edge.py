@@ -40,7 +40,14 @@ import portalocker
 import qdrant_edge as qe
 
 from rag.config import Config
-from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError, disk_full, is_disk_full
+from rag.errors import (
+    CampaignNotFoundError,
+    OtherModelError,
+    StoreError,
+    StoreLockedError,
+    disk_full,
+    is_disk_full,
+)
 from rag.models import Chunk, Filters
 from rag.stores import ScoredChunks, Store, check_batch, filter_conditions
 
@@ -268,8 +275,11 @@ class EdgeStore(Store):
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in points]
 
     def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
-        query = qe.Query.Nearest(np.asarray(vector, dtype=np.float32).ravel().tolist(), using=VECTOR)
-        return self._query(name, query, limit, filters)
+        values = np.asarray(vector, dtype=np.float32).ravel().tolist()
+        made, _ = self._layout(name)
+        if made is not None and made != len(values):  # the engine would refuse it with a bare Exception
+            raise OtherModelError()
+        return self._query(name, qe.Query.Nearest(values, using=VECTOR), limit, filters)
 
     def keyword_search(
         self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False

@@ -30,7 +30,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from rag.config import Config
-from rag.errors import CampaignNotFoundError, StoreError, StoreLockedError
+from rag.errors import CampaignNotFoundError, OtherModelError, StoreError, StoreLockedError
 from rag.models import Chunk, Filters
 from rag.stores import ScoredChunks, Store, check_batch, filter_conditions
 
@@ -80,6 +80,7 @@ class QdrantStore(Store):
         self._prefix = config.store.collection_prefix
         self._url = config.store.url
         self._mutex: Any = nullcontext() if self._url else threading.RLock()
+        self._sizes: dict[str, int | None] = {}  # collection → its vector size (``_size``)
         if self._url:
             self._where = f"the Qdrant server at {self._url}"
             # check_compatibility would make a request here and only warn; the probe below raises instead
@@ -131,6 +132,7 @@ class QdrantStore(Store):
     # -- collections ---------------------------------------------------------------------------
 
     def ensure_collection(self, name: str, dim: int) -> bool:
+        self._sizes.pop(name, None)
         with self._guard():
             if self._client.collection_exists(name):
                 vectors = self._client.get_collection(name).config.params.vectors
@@ -164,6 +166,7 @@ class QdrantStore(Store):
         return sorted(n for n in names if n.startswith(self._prefix))
 
     def drop(self, name: str) -> None:
+        self._sizes.pop(name, None)
         with self._guard():
             if self._client.collection_exists(name):
                 self._client.delete_collection(name)
@@ -259,7 +262,21 @@ class QdrantStore(Store):
         return [(Chunk.from_payload(p.payload), float(p.score)) for p in result.points]
 
     def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
-        return self._query(name, np.asarray(vector, dtype=np.float32).ravel().tolist(), VECTOR, limit, filters)
+        values = np.asarray(vector, dtype=np.float32).ravel().tolist()
+        if self._size(name) not in (None, len(values)):  # another process may have made it again since: ask anew
+            self._sizes.pop(name, None)
+            if self._size(name) not in (None, len(values)):  # the engine would refuse it in its own words
+                raise OtherModelError()
+        return self._query(name, values, VECTOR, limit, filters)
+
+    def _size(self, name: str) -> int | None:
+        """The collection's vector size, asked once (a server round trip) and forgotten when it is made again."""
+        if name not in self._sizes:
+            with self._existing(name):
+                vectors = self._client.get_collection(name).config.params.vectors
+            current = vectors.get(VECTOR) if isinstance(vectors, dict) else None
+            self._sizes[name] = current.size if current is not None else None
+        return self._sizes[name]
 
     def keyword_search(
         self, name: str, text: str, limit: int, filters: Filters | None = None, context: bool = False
