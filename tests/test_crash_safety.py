@@ -1,6 +1,6 @@
 """Crash safety: an index killed with SIGKILL at random points, again and again, is completed by the next run
 and leaves exactly what a clean index of the same files leaves: the same ids, the same hashes, no duplicate,
-nothing missing. On the CRD3 notes (2,925 passages), with the fake embedder so each run takes seconds; the runs
+nothing missing. On the CRD3 notes (2,923 passages), with the fake embedder so each run takes seconds; the runs
 alternate passage sizes, so each one rewrites most points when it is killed. Once through the CLI, once through
 the app's own Ingest page (tests/ingest_app.py: an upload of the notes, saved and indexed by the page)."""
 
@@ -64,7 +64,7 @@ def test_an_index_killed_twenty_times_ends_as_a_clean_index(tmp_path, crd3):
     assert done.returncode == 0, err
     count, hashes = stored(data, "crash")  # the last run used the default sizes, as the clean one does
     clean_count, clean_hashes = clean_index(tmp_path / "clean" / "data")
-    assert hashes == clean_hashes and count == clean_count == len(hashes) == 2925  # no duplicate, none missing
+    assert hashes == clean_hashes and count == clean_count == len(hashes) == 2923  # no duplicate, none missing
 
 
 def test_the_ingest_page_killed_mid_run_ends_as_a_clean_index(tmp_path, crd3):
@@ -85,7 +85,7 @@ def test_the_ingest_page_killed_mid_run_ends_as_a_clean_index(tmp_path, crd3):
     assert json.loads(out.splitlines()[-1]) == {"step": "done", "errors": [], "exceptions": [], "files": 159}, out
     count, hashes = stored(data, "crash")
     clean_count, clean_hashes = clean_index(tmp_path / "clean" / "data")
-    assert hashes == clean_hashes and count == clean_count == len(hashes) == 2925
+    assert hashes == clean_hashes and count == clean_count == len(hashes) == 2923
 
 
 def test_a_staging_folder_left_by_a_kill_is_cleared_by_a_later_upload(tmp_path):
