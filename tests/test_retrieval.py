@@ -260,7 +260,8 @@ def test_asked_in_the_party_s_voice_the_meaning_search_reads_the_notes_voice(tmp
 
 def test_a_diary_keeps_the_party_s_voice(tmp_path):
     """Notes that say "we" answer "us" in their own words: the question is searched as asked."""
-    from rag.campaign.voice import told_of_the_party, we_per_thousand
+    from rag.campaign.voice import we_per_thousand
+    from rag.question import told_of_the_party
 
     p = indexed(tmp_path, "edge", DIARY, "d")
     try:

@@ -4,8 +4,9 @@ Players ask in the party's voice ("Who gave us the map?", "Where did we sleep?")
 ("we met Clarota"), but many vaults and every wiki summary tell of the party in the third person ("Clarota gives the
 party a map", "Vox Machina heads back"). There, the question's "us" points the small embedding model at the few
 lines that say it (a character's quoted "give us the map!") and away from the ones that tell what the party did;
-told in the notes' voice, "Who gave the party the map?", it points at those. How often the notes say "we" is read
-once, when the campaign's passages are indexed (``AliasTable``); measured in docs/experiments/README.md.
+told in the notes' voice, "Who gave the party the map?", it points at those (``rag.question.told_of_the_party``).
+How often the notes say "we" is read once, when the campaign's passages are indexed (``AliasTable``); measured in
+docs/experiments/README.md.
 """
 
 from __future__ import annotations
@@ -15,15 +16,6 @@ from collections.abc import Iterable
 
 _WORD = re.compile(r"\w+(?:['’]\w+)?")
 _WE = frozenset({"we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll"})
-# the party's voice told in the third person; a contraction with its verb ("we're" → "the party is")
-_TOLD = [
-    (re.compile(r"\bwe['’]re\b", re.I), "the party is"),
-    (re.compile(r"\bwe['’]ve\b", re.I), "the party has"),
-    (re.compile(r"\bwe['’]d\b", re.I), "the party had"),
-    (re.compile(r"\bwe['’]ll\b", re.I), "the party will"),
-    (re.compile(r"\b(?:our|ours)\b", re.I), "the party's"),
-    (re.compile(r"\b(?:we|us|ourselves)\b", re.I), "the party"),
-]
 
 
 def we_per_thousand(texts: Iterable[str]) -> float:
@@ -35,10 +27,3 @@ def we_per_thousand(texts: Iterable[str]) -> float:
             words += 1
             said += m.group(0).casefold().replace("’", "'") in _WE
     return 1000.0 * said / words if words else 0.0
-
-
-def told_of_the_party(question: str) -> str:
-    """The question in the third person: "Who gave us the map?" → "Who gave the party the map?"."""
-    for pattern, told in _TOLD:
-        question = pattern.sub(told, question)
-    return question

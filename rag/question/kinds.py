@@ -234,6 +234,25 @@ def asks_about_us(question: str) -> bool:
     return bool(_OURS.search(question))
 
 
+# the party's voice told in the third person; a contraction with its verb ("we're" → "the party is")
+_TOLD = [
+    (re.compile(r"\bwe['’]re\b", re.I), "the party is"),
+    (re.compile(r"\bwe['’]ve\b", re.I), "the party has"),
+    (re.compile(r"\bwe['’]d\b", re.I), "the party had"),
+    (re.compile(r"\bwe['’]ll\b", re.I), "the party will"),
+    (re.compile(r"\b(?:our|ours)\b", re.I), "the party's"),
+    (re.compile(r"\b(?:we|us|ourselves)\b", re.I), "the party"),
+]
+
+
+def told_of_the_party(text: str) -> str:
+    """A search text in the third person, as notes that never say "we" tell it (``rag.campaign.voice``): "Who gave us
+    the map?" → "Who gave the party the map?"."""
+    for pattern, told in _TOLD:
+        text = pattern.sub(told, text)
+    return text
+
+
 def asks_ending(question: str) -> bool:
     """It asks how a session ended ("Where did we leave off?"): answered by its last story lines."""
     return bool(_ENDING.search(question))

@@ -11,13 +11,12 @@ import time
 from dataclasses import dataclass, field
 
 from rag.campaign.aliases import AliasTable
-from rag.campaign.voice import told_of_the_party
 from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError, LanguageModelError
 from rag.expanders import QueryExpander
 from rag.models import Chunk, Filters, Hit
-from rag.question import Question
+from rag.question import Question, told_of_the_party
 from rag.rerankers import Reranker
 from rag.search import structure
 from rag.search.first_mention import mention_passages
