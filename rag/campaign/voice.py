@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_WORD = re.compile(r"\w+(?:['’]\w+)?")
-_WE = frozenset({"we", "us", "our", "ours", "ourselves", "we're", "we've", "we'd", "we'll"})
+from rag.question.kinds import OUR_WORDS
+
+_WORD = re.compile(r"\w+")  # "we're" counts as "we" and "re"
 
 
 def we_per_thousand(texts: Iterable[str]) -> float:
@@ -25,5 +26,5 @@ def we_per_thousand(texts: Iterable[str]) -> float:
     for text in texts:
         for m in _WORD.finditer(text):
             words += 1
-            said += m.group(0).casefold().replace("’", "'") in _WE
+            said += m.group(0).casefold() in OUR_WORDS
     return 1000.0 * said / words if words else 0.0

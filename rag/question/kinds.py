@@ -226,7 +226,8 @@ def asks_supposing(question: str) -> bool:
 
 # "What reward did we get?", "Who betrayed us?": a player asking in the party's voice asks about the characters'
 # story, which the show's announcements, the break and the questions to the cast afterwards do not tell
-_OURS = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.I)
+OUR_WORDS = frozenset({"we", "us", "our", "ours", "ourselves"})  # also counted in notes (rag.campaign.voice)
+_OURS = re.compile(r"\b(?:" + "|".join(sorted(OUR_WORDS)) + r")\b", re.I)
 
 
 def asks_about_us(question: str) -> bool:

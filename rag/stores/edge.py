@@ -105,6 +105,7 @@ class EdgeStore(Store):
             self._lock.close()
             raise StoreLockedError(f"The store folder {self._root} is in use by another program.") from None
         self._shards: dict[str, qe.EdgeShard] = {}
+        self._sizes: dict[str, int | None] = {}  # collection → its vector size, read from its files once
         self._mutex = threading.RLock()  # opening, creating and dropping shards; the engine locks the rest
         self._bm25 = qe.Bm25(BM25_CONFIG)
         self._closed = False
@@ -161,6 +162,7 @@ class EdgeStore(Store):
             return self._ensure(name, dim)
 
     def _ensure(self, name: str, dim: int) -> bool:
+        self._sizes.pop(name, None)
         if self._exists(name) and self._layout(name) == (dim, SCHEME):
             self._shard(name)
             return False
@@ -191,6 +193,7 @@ class EdgeStore(Store):
         )
 
     def drop(self, name: str) -> None:
+        self._sizes.pop(name, None)
         with self._mutex:
             shard = self._shards.pop(name, None)
             if shard is not None:
@@ -276,7 +279,9 @@ class EdgeStore(Store):
 
     def dense_search(self, name: str, vector: np.ndarray, limit: int, filters: Filters | None = None) -> ScoredChunks:
         values = np.asarray(vector, dtype=np.float32).ravel().tolist()
-        made, _ = self._layout(name)
+        if name not in self._sizes:
+            self._sizes[name] = self._layout(name)[0]
+        made = self._sizes[name]
         if made is not None and made != len(values):  # the engine would refuse it with a bare Exception
             raise OtherModelError()
         return self._query(name, qe.Query.Nearest(values, using=VECTOR), limit, filters)
