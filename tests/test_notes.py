@@ -402,6 +402,17 @@ def test_results_are_sorted_and_repeatable(tmp_path):
         ("[1] Buy rope, see [the map][2]", "[1] Buy rope, see [the map][2]", [], []),
         ("[[A]] and [[A|a]] and [[A]]", "A and a and A", ["A"], [("a", "A")]),
         ("| [[Page\\|Shown]] |", "| Shown |", ["Page"], [("Shown", "Page")]),
+        # a link to a day, a file or a web address names no one of the campaign: its text stays, no entity
+        ("[[2025-02-04]]", "2025-02-04", [], []),
+        ("[[Letter to Glass-Staff.pdf|the letter]] read", "the letter read", [], []),
+        ("[[Maps/Town Map.PNG]] and [[Jonah]]", "Town Map.PNG and Jonah", ["Jonah"], []),
+        ("see [[https://i.redd.it/p3y4.jpg]]", "see https://i.redd.it/p3y4.jpg", [], []),
+        (
+            "[[2023-04-01 Session 12|last time]]",
+            "last time",
+            ["2023-04-01 Session 12"],
+            [("last time", "2023-04-01 Session 12")],
+        ),
     ],
 )
 def test_clean_inline(raw, text, entities, aliases):

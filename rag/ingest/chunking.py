@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 from rag.config import ChunkingConfig, SecretsConfig
 from rag.ingest.blocks import Piece, join, parse_sections
-from rag.ingest.dated_sessions import played_on_by_name
+from rag.ingest.dated_sessions import played_on_by_link, played_on_by_name
 from rag.ingest.markdown import entities_of
 from rag.ingest.parse import front_matter_text
 from rag.models import Chunk, Note, format_session
@@ -168,7 +168,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: Secre
                     subject=note.subject,
                     date=note.date,
                     session_from=note.session_from,
-                    note_date=front_matter_text(note, "date") or played_on_by_name(note),
+                    note_date=front_matter_text(note, "date") or played_on_by_name(note) or played_on_by_link(note),
                     world_date=front_matter_text(note, "world date", "world_date", "in-game date", "ingame date"),
                     visibility="gm" if secret_by else "player",
                     secret_by=secret_by,

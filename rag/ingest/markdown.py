@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.models.dates import parse_date
+
 # One placeholder = \ue000 + index + \ue001. Private-use code points never occur in real notes.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
@@ -34,6 +36,11 @@ _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 # that opens "[1] …" keeps its number, and never a link's ("[text][1]", "[1]: url",
 # "[1](url)"); "… hunt. [2] [3]" loses both
 _WIKI_MARK = re.compile(r"(?<=[^\s\]])(?:[ \t]?\[\d{1,3}\])+(?![(:\[])")
+# Obsidian's accepted file formats besides notes (help.obsidian.md, "Accepted file formats": images, audio, video,
+# PDF), and its canvases and bases: a link to one names a file, not a person, place or thing of the campaign
+_IMAGES = ("avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp")
+_SOUND_AND_VIDEO = ("flac", "m4a", "mp3", "ogg", "wav", "webm", "3gp", "mkv", "mov", "mp4", "ogv")
+_ATTACHMENTS = frozenset((*_IMAGES, *_SOUND_AND_VIDEO, "pdf", "canvas", "base"))
 _BLOCK_ID = re.compile(r"(?:(?<=\s)|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _EMPHASIS = [  # (mark that must be present, pattern); order matters: ** before *, __ before _
     ("~~", re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")),
@@ -72,6 +79,28 @@ def page_name(target: str) -> str:
     return page
 
 
+def linked_page(target: str) -> str | None:
+    """The page a link names as one of the campaign's people, places and things (``page_name``), or None when it
+    names none: a web address, an attachment (``[[Letter to Glass-Staff.pdf]]``, ``[[Town Map.png]]``) or a day
+    (``[[2025-02-04]]``, the daily note Obsidian's calendar links at the top of a session's notes). Its shown text
+    stays in the note either way."""
+    if "://" in target:
+        return None
+    page = page_name(target)
+    extension = page.rsplit(".", 1)[-1].casefold() if "." in page else ""
+    if extension in _ATTACHMENTS or is_day(page):
+        return None
+    return page or None
+
+
+def is_day(name: str) -> bool:
+    """The name is a date and nothing else ("2025-02-04", "4 Feb 2025"): a daily note's. "2025-02-04 Session 3" is
+    a session's note named by its day, which ``rag.ingest.dated_sessions`` reads."""
+    if re.match(r"\d{4}-", name):
+        return re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", name.strip()) is not None and parse_date(name) is not None
+    return parse_date(name) is not None
+
+
 def clean(text: str) -> tuple[str, list[Link]]:
     """Clean ``text`` (one line or several) and return the links with their spans in the result."""
     slots: list[tuple[str, str | None]] = []  # (text to restore, page or None when not a link)
@@ -93,11 +122,11 @@ def clean(text: str) -> tuple[str, list[Link]]:
             return ""
         inner = m.group(2).replace("\\|", "|")
         target, _, alias = inner.partition("|")
-        page = page_name(target)
+        page = target.strip() if "://" in target else page_name(target)  # Obsidian shows a web address whole
         shown = alias.strip().lstrip("|").strip() or page or target.split("#", 1)[-1].strip()  # "[[A||b]]": b
         if not shown:
             return ""
-        return hold(shown, page or None, link=True)
+        return hold(shown, linked_page(target) if page else None, link=True)
 
     if "[[" in text:
         text = _WIKI.sub(wiki, text)
