@@ -170,15 +170,16 @@ def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
 
 def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_seen(tmp_path):
     """Obsidian's calendar links the day's note at the top of a session's notes: the timeline shows the date, and
-    neither the day nor a handout's file is listed among who first appears."""
+    neither the day, a handout's file nor a session linked is listed among who first appears."""
     vault = write_notes(
         tmp_path / "v",
         {
             "Session 1.md": "[[2025-02-04]]\n\n### Notes\n- We meet [[Jonah]], who reads [[Letter.pdf|a letter]].\n",
-            "Session 2.md": "### Notes\n- [[Jonah]] leaves on [[2025-02-10]].\n",
+            "Session 2.md": "### Notes\n- [[Jonah]] leaves on [[2025-02-10]], as he said in [[Session 1|the first]].\n",
         },
     )
-    _, entries = timeline_of(vault)
+    chunks, entries = timeline_of(vault)
+    assert [e.name for e in entity_index(chunks)] == ["Jonah"]  # a session is no one either
     assert [(e.label, e.played and e.played.isoformat()) for e in entries] == [
         ("Session 1", "2025-02-04"),
         ("Session 2", None),  # a day linked in the text is no date of play

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
@@ -104,11 +104,33 @@ def _mostly(targets: Counter) -> str | None:
     return top if n >= MOSTLY * sum(m for _, m in rest) else None
 
 
+def _without_session_links(chunks: list[Chunk]) -> list[Chunk]:
+    """The passages without their links to a session note ("[[Session 25]]", by its file name or title): such a link
+    names an evening of the story, not one of its people, places or things (the timeline lists the sessions)."""
+    sessions = {
+        _key(name)
+        for c in chunks
+        if c.session is not None and c.file_type == "markdown"
+        for name in (_page_name(c), c.title)
+        if name
+    }
+    return [
+        replace(
+            c,
+            entities=tuple(t for t in c.entities if _key(t) not in sessions),
+            aliases=tuple((s, t) for s, t in c.aliases if _key(t) not in sessions),
+        )
+        if any(_key(t) in sessions for t in c.entities)
+        else c
+        for c in chunks
+    ]
+
+
 def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
     """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
     only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
     name their page."""
-    chunks = list(chunks)
+    chunks = _without_session_links(list(chunks))
     names = _Names()
     pages: dict[str, Chunk] = {}  # key of a page's name → its first passage
     page_passages: dict[str, list[Chunk]] = {}
