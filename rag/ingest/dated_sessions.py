@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from rag.config import NotesConfig
-from rag.ingest.markdown import is_day
+from rag.ingest.markdown import linked_day
 from rag.ingest.parse import front_matter_text, in_session_folder, strip_extension
 from rag.ingest.secrets import folder_has_word
 from rag.models import DATE_ORDER, Note
@@ -62,18 +61,14 @@ def played_on_by_name(note: Note) -> str:
     return day.isoformat() if day else ""
 
 
-_ONE_LINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:\|[^\[\]\n]*)?\]\]")
-
-
 def played_on_by_link(note: Note) -> str:
     """The day a session note links on a line of its own before its text ("[[2025-02-04]]": the daily note
     Obsidian's calendar links), so that the timeline shows when it was played as it shows a front matter
     ``date:``; "" for a note that opens otherwise, and for every note that is no session."""
     if note.session is None or note.file_type != "markdown":
         return ""
-    first = next((line.strip() for line in note.body.splitlines() if line.strip() and line[0] != "#"), "")
-    link = _ONE_LINK.fullmatch(first)
-    day = parse_date(link.group(1)) if link and is_day(link.group(1).strip()) else None
+    first = next((line for line in note.body.splitlines() if line.strip() and line[0] != "#"), "")
+    day = linked_day(first)
     return day.isoformat() if day else ""
 
 

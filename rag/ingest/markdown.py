@@ -12,10 +12,11 @@ emphasis or escape rule can ever alter the text a link shows.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
-from rag.models.dates import parse_date
+from rag.models.dates import is_day, parse_date
 
 # One placeholder = \ue000 + index + \ue001. Private-use code points never occur in real notes.
 _OPEN, _CLOSE = "\ue000", "\ue001"
@@ -93,12 +94,13 @@ def linked_page(target: str) -> str | None:
     return page or None
 
 
-def is_day(name: str) -> bool:
-    """The name is a date and nothing else ("2025-02-04", "4 Feb 2025"): a daily note's. "2025-02-04 Session 3" is
-    a session's note named by its day, which ``rag.ingest.dated_sessions`` reads."""
-    if re.match(r"\d{4}-", name):
-        return re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", name.strip()) is not None and parse_date(name) is not None
-    return parse_date(name) is not None
+def linked_day(line: str) -> dt.date | None:
+    """The day a line links and says nothing else ("[[2025-02-04]]", a daily note's link), or None."""
+    link = _WIKI.fullmatch(line.strip())
+    if link is None or link.group(1):  # an embed is no link
+        return None
+    page = page_name(link.group(2).partition("|")[0])
+    return parse_date(page) if is_day(page) else None
 
 
 def clean(text: str) -> tuple[str, list[Link]]:
@@ -126,7 +128,7 @@ def clean(text: str) -> tuple[str, list[Link]]:
         shown = alias.strip().lstrip("|").strip() or page or target.split("#", 1)[-1].strip()  # "[[A||b]]": b
         if not shown:
             return ""
-        return hold(shown, linked_page(target) if page else None, link=True)
+        return hold(shown, linked_page(target), link=True)
 
     if "[[" in text:
         text = _WIKI.sub(wiki, text)

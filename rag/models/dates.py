@@ -32,6 +32,14 @@ def parse_date(written: str) -> dt.date | None:
     return None
 
 
+def is_day(name: str) -> bool:
+    """The name is a date and nothing else ("2025-02-04", "4 Feb 2025"): a daily note's. "2025-02-04 Session 3" is a
+    session's note named by its day (``date_in_name``)."""
+    if re.match(r"\d{4}-", name):  # ``parse_date`` reads a time, or anything, after a year-first date
+        return re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", name.strip()) is not None and parse_date(name) is not None
+    return parse_date(name) is not None
+
+
 def date_in_name(name: str) -> dt.date | None:
     """The first year-first date in a file or note name, or None ("2023-04-01 - The Heist" → 2023-04-01)."""
     for m in _NAME_DATE.finditer(name):
