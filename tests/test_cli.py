@@ -42,14 +42,16 @@ def run(capsys, *argv):
 
 
 def test_preprocess_index_search(vault, capsys):
+    (vault / "To do.md").write_text("- [ ]\n- [ ]\n")  # a checklist never filled in: read, nothing to search
     code, out, _ = run(capsys, "preprocess", "--notes", str(vault))
-    assert code == 0 and "2 notes" in out and "skipped: broken.md" in out
+    assert code == 0 and "3 notes" in out and "skipped: broken.md" in out
 
     code, out, err = run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
     assert code == 0 and "added" in out and "skipped: broken.md: binary" in out.lower()
+    assert "empty: To do.md: no text to index" in out  # not "unchanged" on its first reading
 
     code, out, _ = run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
-    assert code == 0 and "0 added, 0 updated, 0 deleted" in out
+    assert code == 0 and "0 added, 0 updated, 0 deleted" in out and "empty: To do.md" in out
 
     code, out, _ = run(capsys, "search", "Vasselheim", "--campaign", "mines", "--mode", "keyword", "--json")
     assert code == 0

@@ -77,7 +77,7 @@ Progress = Callable[[IndexProgress], None]
 @dataclass
 class FileReport:
     source: str
-    status: str  # "added", "updated", "unchanged", "deleted", "skipped"
+    status: str  # "added", "updated", "unchanged", "empty" (read, but no passage in it), "deleted", "skipped"
     chunks: int = 0
     added: int = 0
     updated: int = 0
@@ -320,6 +320,8 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
             status = "added"
         elif added[src] or updated[src] or stale_sources[src] or relabelled[src]:
             status = "updated"
+        elif not n:  # a to-do list of empty boxes, a template never filled: read, with nothing to search
+            status = "empty"
         else:
             status = "unchanged"
         reason = "; ".join(note.warnings) or ("" if n else "no text to index")
