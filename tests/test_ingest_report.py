@@ -60,6 +60,15 @@ def test_a_skipped_file_is_said_at_the_top_and_can_be_removed(tmp_path):
     assert "skipped" not in set(table["status"]) and "pages" not in table.columns  # no column of None
 
 
+def test_a_note_with_nothing_to_search_is_said_to_be_empty():
+    """A checklist never filled in is read, but gives no passage: the table says "empty", not "unchanged"."""
+    at = start("pages/ingest.py")
+    upload(at, [("My Vault.zip", vault_zip({"To do.md": b"- [ ]\n- [ ]\n"}))])
+    assert "(1 more had nothing to index)" in texts(at.success)
+    table = next(d.value for d in at.dataframe if "status" in d.value.columns)
+    assert dict(zip(table["file"], table["status"], strict=True))["To do.md"] == "empty"
+
+
 def test_a_note_larger_than_is_read_is_said_at_once_and_not_saved(tmp_path, monkeypatch):
     monkeypatch.setenv("CHRONICLER_NOTES__MAX_FILE_MB", "0.01")
     at = start("pages/ingest.py")
