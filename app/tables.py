@@ -95,10 +95,11 @@ FILE_TYPE_LABELS = {"markdown": "notes", "pdf": "PDF", "email": "e-mail", "html"
 
 
 def _status(f) -> str:
-    """What happened to a file, and whether the GM rules closed it ("skipped, GM only": an empty prep note)."""
+    """What happened to a file, and whether the GM rules closed it ("skipped, GM only": an empty prep file; "empty,
+    GM only": a prep note read with nothing to search in it, so nothing was indexed)."""
     if f.visibility != "gm":
         return f.status
-    return f"{f.status}, GM only" if f.status in ("skipped", "deleted") else "indexed, GM only"
+    return f"{f.status}, GM only" if f.status in ("skipped", "deleted", "empty") else "indexed, GM only"
 
 
 def report_frame(report: IndexReport, view: str = "player") -> pd.DataFrame:

@@ -73,12 +73,15 @@ def test_the_report_says_what_it_decided_for_a_gm_file_it_could_not_read(tmp_pat
     config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
     pipeline = Pipeline(config)
     try:
-        report = pipeline.index(write_notes(tmp_path / "Session Prep", PREP), "prep")
+        prep = write_notes(tmp_path / "Session Prep", PREP)
+        (prep / "To do.md").write_text("- [ ]\n- [ ]\n")  # read, GM only by its folder, nothing to search
+        report = pipeline.index(prep, "prep")
     finally:
         pipeline.close()
     gm = report_frame(report, "gm").set_index("file")
     assert gm.loc["Session 0.md", "status"] == "skipped, GM only" and gm.loc["Session 0.md", "note"] == "empty file"
     assert gm.loc["Session 4.md", "status"] == "indexed, GM only"
+    assert gm.loc["To do.md", "status"] == "empty, GM only"  # nothing of it was indexed
     assert "named like a GM folder" in gm.loc["Session 4.md", "note"]
     assert report_frame(report, "player").empty  # neither file is named in the player view
 
