@@ -168,6 +168,30 @@ def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
     assert parse_date("Dec 1st, 2023").isoformat() == "2023-12-01" and parse_date("31/31/2023") is None
 
 
+def test_a_misspelt_link_is_the_same_entity_but_two_pages_stay_two(tmp_path):
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Village\n- Ismark's father was [[Kolyan]]. [[Koylan]] tried to do his best.\n"
+            "- We reach [[Valaki]] and meet [[Norda]] and [[Yorda]] at [[Esa Manor]].\n",
+            "Session 2.md": "## Burial\n- We bury [[Koylan]] by the church. [[Koylan]] is at peace.\n",
+            "Places/Vallaki.md": "A walled town in the valley.\n",
+            "Places/Esa Minor.md": "A small village in the wilds.\n",
+            "Places/The Cleave.md": "A rift in the mountains.\n",
+            "Places/The Cleve.md": "A cliffside town.\n",
+        },
+    )
+    chunks, entries = timeline_of(vault)
+    entities = entity_index(chunks)
+    koylan = resolve(entities, "Kolyan")
+    assert koylan is not None and koylan.name == "Koylan" and koylan.aliases == ["Kolyan"]
+    assert koylan.first_seen == "Session 1" and koylan.mentions == 2
+    assert resolve(entities, "Valaki").name == "Vallaki"  # a misspelt link to a page is the page's
+    apart = ["Norda", "Yorda", "Esa Manor", "Esa Minor", "The Cleave", "The Cleve"]
+    assert [resolve(entities, n).name for n in apart] == apart
+    assert entries[0].first_seen.count("Koylan") == 1 and "Kolyan" not in entries[0].first_seen
+
+
 def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_seen(tmp_path):
     """Obsidian's calendar links the day's note at the top of a session's notes: the timeline shows the date, and
     neither the day, a handout's file nor a session linked is listed among who first appears."""

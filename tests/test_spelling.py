@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag.campaign.spelling import Spellings, name_counts, one_letter_away
+from rag.campaign.spelling import Spellings, misspellings, misspelt, name_counts, one_letter_away
 from tests.test_retrieval import indexed
 
 ELIAS = {
@@ -25,6 +25,40 @@ def test_the_notes_names_are_the_words_they_capitalise():
     assert linked == {"valindra": 1, "ellias": 1}  # a link is a name; a link opening a sentence is not counted
 
 
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("koylan", "kolyan"),
+        ("vallaki", "valaki"),
+        ("marion lavorre", "marian lavorre"),
+        ("highbearer vord", "high bearer vord"),
+    ],
+)
+def test_a_name_and_its_misspelling_are_one_name(a, b):
+    assert misspelt(a, b) and misspelt(b, a)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("norda", "yorda"),  # a rhyme is another name
+        ("slayer's take", "slayer's cake"),
+        ("horn of orcus", "horns of orcus"),  # a plural, or another word
+        ("esa manor", "esa minor"),  # two words of the dictionary: a house and a village
+        ("dane", "dana"),  # short names one letter apart are often two people
+        ("map 20220621082114", "map 20220621082141"),  # numbers are no name
+        ("koylan", "kolyanov"),  # more than one letter apart
+    ],
+)
+def test_names_that_only_look_alike_stay_apart(a, b):
+    assert not misspelt(a, b)
+
+
+def test_misspellings_are_found_among_many_names():
+    names = ["koylan", "kolyan", "vallaki", "valaki", "norda", "yorda", "esa manor", "esa minor", "strahd"]
+    assert sorted(misspellings(names)) == [("kolyan", "koylan"), ("valaki", "vallaki")]
+
+
 def test_variants_are_other_spellings_of_names_one_letter_away():
     table = Spellings({"elias": 6, "ellias": 5, "knights": 3, "knight": 9, "princes": 2, "bloom": 2, "valindra": 9})
     assert table.variants("What did Valindra demand of Ellias?") == ["Elias"]
@@ -32,6 +66,8 @@ def test_variants_are_other_spellings_of_names_one_letter_away():
     assert table.variants("Which Knight came?") == []  # a plural is not a misspelling (keyword search folds it)
     assert table.variants("What did the Princess say about the Blood?") == []  # different words, apart at the end
     assert table.variants("What did Ellias and Elias do?") == []  # both already asked
+    others = Spellings({"karuki": 1, "dinna": 4, "mending": 3})  # a rhyme is another name; spells are words
+    assert others.variants("What did Haruki and Zinna get for Sending?") == []
     assert "elias" in one_letter_away("ellias") and "ellias" in one_letter_away("elias")
 
 

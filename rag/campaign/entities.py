@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
 from rag.campaign.other_names import key as _key
+from rag.campaign.spelling import misspellings
 from rag.models import Chunk, format_session
 
 MAX_RELATED = 8
@@ -126,6 +127,25 @@ def _without_session_links(chunks: list[Chunk]) -> list[Chunk]:
     ]
 
 
+def _join_misspelt(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> None:
+    """One entity for a name and its misspelling (``rag.campaign.spelling.misspelt``): notes typed at the table
+    link "[[Koylan]]" six times and "[[Kolyan]]" once for one man, "[[Valaki]]" for the town whose page is
+    "Vallaki". Only the names pages and links are given by (``linked``), never a link's shown words: "Ashley" and
+    "Ashly" are two people's first names. Two names that each have a page stay two: the player wrote a note for
+    each."""
+    for a, b in misspellings(linked):
+        ra, rb = names.root(a), names.root(b)
+        if ra == rb:
+            continue
+        paged = [r for r in (ra, rb) if any(names.root(p) == r for p in pages)]
+        if len(paged) == 2:
+            continue
+        if rb in paged:
+            names.join(ra, rb)
+        else:
+            names.join(rb, ra)
+
+
 def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
     """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
     only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
@@ -167,6 +187,7 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
             for spelling, uses in said[s].items():
                 names.add(spelling, uses)
             names.join(s, _key(target))
+    _join_misspelt(names, pages, {_key(t) for c in chunks for t in c.entities} | set(pages))
     # one entity per group of names, called by its page, else by the name the notes link under other names most
     linked_as: Counter = Counter(  # links to it under another of its names
         _key(t)

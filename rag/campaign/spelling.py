@@ -5,12 +5,14 @@ person is "Ellias" five times and "Elias" six times in one real vault, and a que
 third spelling). Keyword search matches words exactly, so a question naming "Ellias" never finds the passage
 that says what "Elias" had to do. This table knows the names the notes use (words they nearly always
 capitalise) and, for a name in the question, offers the notes' other spellings one letter away (a letter
-added, dropped, changed or two swapped), which the keyword stages then search too.
+added, dropped, changed or two swapped), which the keyword stages then search too. The People & places page
+reads the same rule (``misspelt``) to list "[[Koylan]]" and "[[Kolyan]]" as one man.
 
-Only names: ordinary words one letter apart are usually different words ("lift" / "left"), names one letter
-apart in one campaign's notes are nearly always one name misspelt. Not when they differ only at the end: that is
-a plural or another word ("Knight" / "Knights", "Princess" / "Princes", "Blood" / "Bloom"), and keyword search
-already folds plurals.
+Only names: ordinary words one letter apart are usually different words ("lift" / "left", "Sending" /
+"Mending"), names one letter apart in one campaign's notes are nearly always one name misspelt. Not when they
+differ only at the end: that is a plural or another word ("Knight" / "Knights", "Princess" / "Princes", "Blood" /
+"Bloom"), and keyword search already folds plurals. Nor in their first letter: players misspell a name's middle,
+and a rhyme is another name ("Haruki" / "Karuki", "Zinna" and her owl "Dinna").
 """
 
 from __future__ import annotations
@@ -82,8 +84,66 @@ class Spellings:
                 continue
             if key not in self.names and not (word[0].isupper() and i > 0):
                 continue
-            close = [w for w in one_letter_away(key) if w in self.names and w not in said and not _ends_apart(w, key)]
+            close = [w for w in one_letter_away(key) if w in self.names and w not in said and misspelt(key, w)]
             for other in sorted(close, key=lambda w: (-self.names[w], w))[:MAX_VARIANTS]:
                 said.add(other)
                 out.append(other.capitalize())
         return out
+
+
+def _edit_at(a: str, b: str) -> int | None:
+    """Where one edit turns ``a`` into ``b`` (a letter changed, added or dropped, or two neighbours swapped), as
+    a position in the longer of the two; None when they are not one edit apart."""
+    if len(a) < len(b):
+        a, b = b, a
+    if len(a) - len(b) > 1 or a == b:
+        return None
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(b))
+    if len(a) > len(b):
+        return at if a[at + 1 :] == b[at:] else None
+    if a[at + 1 :] == b[at + 1 :]:
+        return at
+    swapped = at + 1 < len(a) and a[at] == b[at + 1] and a[at + 1] == b[at] and a[at + 2 :] == b[at + 2 :]
+    return at if swapped else None
+
+
+def misspelt(a: str, b: str) -> bool:
+    """Two names of the notes (folded, ``rag.campaign.other_names.key``) that are one name misspelt: one edit apart
+    in a word of ``MIN_LETTERS`` letters or more, of letters only. Not when the edit is the word's first letter: a
+    rhyme is another name ("Norda" / "Yorda", "Behir" / "Zehir", "Slayer's Cake" / "Slayer's Take"); nor only at
+    its end (``_ends_apart``: "Horn" / "Horns"); nor when both are words of the dictionary (lemminflect's) with no
+    lemma in common: "Esa Manor" is a house, "Esa Minor" a village."""
+    at = _edit_at(a, b)
+    if at is None:
+        return False
+    longer, shorter = (a, b) if len(a) >= len(b) else (b, a)
+    if len(longer.split()) != len(shorter.split()):  # "High Bearer" / "Highbearer": the same words, run together
+        return True
+    start = longer.rfind(" ", 0, at) + 1
+    end = longer.find(" ", at)
+    word = longer[start : None if end < 0 else end]
+    other = shorter.split()[len(longer[:start].split())]
+    if at == start or len(min(word, other, key=len)) < MIN_LETTERS or not (word + other).isalpha():
+        return False
+    if _ends_apart(word, other):
+        return False
+    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
+
+    lemmas = [{x for forms in getAllLemmas(w).values() for x in forms} for w in (word, other)]
+    return not (lemmas[0] and lemmas[1] and not lemmas[0] & lemmas[1])
+
+
+def misspellings(keys: Iterable[str]) -> list[tuple[str, str]]:
+    """Every pair of ``keys`` that is one name misspelt (``misspelt``). Only keys of about one length that start
+    alike are compared: an edit never touches a name's first letter."""
+    by_start: dict[tuple[str, int], list[str]] = {}
+    for k in sorted(set(keys)):
+        if k:
+            by_start.setdefault((k[0], len(k)), []).append(k)
+    pairs = []
+    for (first, length), group in by_start.items():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :] + by_start.get((first, length + 1), []):
+                if misspelt(a, b):
+                    pairs.append((a, b))
+    return pairs
