@@ -71,6 +71,16 @@ def test_variants_are_other_spellings_of_names_one_letter_away():
     assert "elias" in one_letter_away("ellias") and "ellias" in one_letter_away("elias")
 
 
+def test_a_name_the_notes_never_write_is_searched_as_the_one_that_sounds_the_same():
+    table = Spellings({"velakki": 77, "vellaki": 2, "haskel": 30, "minda": 15, "strahd": 90, "manor": 4})
+    assert table.variants("Where is Vallaki?") == ["Velakki"]  # three letters off, the most written of two
+    assert table.variants("Why couldn't Haskell open the vault?") == ["Haskel"]  # one letter off, at the end
+    assert table.variants("What did Strahd say?") == []  # the notes' own spelling
+    assert table.variants("Why did the Monedo run?") == []  # the consonants of "Minda", not her two vowel sounds
+    assert table.variants("Who lives in the Minor?") == []  # a word of the dictionary is no misspelt name
+    assert table.variants("Who is Kinda?") == []  # another first letter
+
+
 @pytest.mark.parametrize("engine", ["qdrant", "edge"])
 def test_a_question_spelling_a_name_one_way_finds_the_passage_spelling_it_the_other(tmp_path, engine):
     pipeline = indexed(tmp_path, engine, ELIAS, "e")

@@ -28,6 +28,7 @@ NAME_SHARE = 0.8  # a word the notes capitalise this often is a name
 MAX_VARIANTS = 1  # per word of the question
 _WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_VOWELS = re.compile(r"[aeiouy]+")
 
 
 def name_counts(texts: Iterable[str]) -> dict[str, int]:
@@ -60,6 +61,11 @@ def one_letter_away(word: str) -> set[str]:
     return out
 
 
+def _beats(word: str) -> int:
+    """How many vowel sounds a word has: its runs of vowels ("Vallaki" 3, "Haskel" 2)."""
+    return len(_VOWELS.findall(word))
+
+
 def _ends_apart(a: str, b: str) -> bool:
     """Two words one letter apart only at their end: "Knight"/"Knights", "Blood"/"Bloom"."""
     return a.startswith(b) or b.startswith(a) or a[:-1] == b[:-1]
@@ -70,11 +76,14 @@ class Spellings:
 
     def __init__(self, names: dict[str, int]):
         self.names = dict(names)
+        self._sounds: dict[str, list[str]] | None = None  # built on the first question that needs it
 
     def variants(self, text: str) -> list[str]:
         """The notes' other spellings of the names in a search text (a question or a phrasing of it), most
         written first. A word counts as a name when the notes use it as one or the text capitalises it past its
-        first word."""
+        first word. A name one letter from one the notes write (``misspelt``) is searched as that one too; a name
+        the notes never write, and no word of the dictionary, as the notes' name that sounds the same
+        (``sounds_alike``)."""
         out: list[str] = []
         said = {m.group(1).casefold() for m in _WORD.finditer(text)}
         for i, m in enumerate(_WORD.finditer(text)):
@@ -85,10 +94,32 @@ class Spellings:
             if key not in self.names and not (word[0].isupper() and i > 0):
                 continue
             close = [w for w in one_letter_away(key) if w in self.names and w not in said and misspelt(key, w)]
+            if key not in self.names:  # which the notes write most, of the names it may be
+                close += [w for w in self.sounds_alike(key) if w not in said and w not in close]
             for other in sorted(close, key=lambda w: (-self.names[w], w))[:MAX_VARIANTS]:
                 said.add(other)
                 out.append(other.capitalize())
         return out
+
+    def sounds_alike(self, key: str) -> list[str]:
+        """The notes' names that sound like ``key`` when ``key`` is no word of the dictionary: the same consonants
+        (their Metaphone key, jellyfish's), as many vowel sounds (``_beats``) and the same first letter. Players
+        write a name they heard at the table the way it sounds ("Vallaki" for the notes' "Velakki", "Haskell" for
+        "Haskel") and keep its first letter; Metaphone leaves vowels out, so "Monedo" and "Minda" share a key but
+        not their beats."""
+        from jellyfish import metaphone
+        from lemminflect import getAllLemmas
+
+        if getAllLemmas(key):
+            return []
+        if self._sounds is None:
+            sounds: dict[str, list[str]] = {}
+            for name in self.names:
+                if len(name) >= MIN_LETTERS and not getAllLemmas(name):
+                    sounds.setdefault(metaphone(name), []).append(name)
+            self._sounds = sounds
+        beats = _beats(key)
+        return [w for w in self._sounds.get(metaphone(key), []) if w[0] == key[0] and w != key and _beats(w) == beats]
 
 
 def _edit_at(a: str, b: str) -> int | None:
