@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import gm, state
-from app.tables import session_days, sessions_of
+from app.tables import count_of, session_days, sessions_of
 from rag.config import Config, RetrievalConfig, slug
 from rag.errors import ChroniclerError
 from rag.models import Filters, format_session
@@ -130,7 +130,7 @@ def _campaign_selector(config: Config) -> str:
     # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
     # selectbox's old label when only the label text changes (seen after an index run).
     count = state.passage_count(config, campaign) if is_indexed.get(campaign) else 0
-    said = f"{count} passages" if count else "No notes yet"
+    said = count_of(count, "passage") if count else "No notes yet"
     if slug(campaign) != campaign:  # the command line knows it by its stored name
         said += f" · in the command line: `{slug(campaign)}`"
     st.caption(said)

@@ -17,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import gm
+from app.tables import count_of
 from rag.access import OWNER, require
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
@@ -326,7 +327,7 @@ def first_start(config: Config) -> None:
             st.error(err.one_line())
             return
         status.update(
-            label=f"'{config.campaign}' is ready: {report.chunks} passages from {report.files} files",
+            label=f"'{config.campaign}' is ready: {count_of(report.chunks, 'passage')} from {count_of(report.files, 'file')}",
             state="complete",
             expanded=False,
         )

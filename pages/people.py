@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
+from app.tables import count_of
 from rag.errors import ChroniclerError
 from rag.models import format_session
 
@@ -59,7 +60,7 @@ with right:
     also = f" · also called {', '.join(entity.aliases[:5])}" if entity.aliases else ""
     seen = f"first in {entity.first_seen}, last in {entity.last_seen}" if entity.sessions else "on no session note yet"
     st.subheader(entity.name)
-    st.caption(f"{entity.kind or 'linked in the notes'}{also} · {entity.mentions} passages · {seen}")
+    st.caption(f"{entity.kind or 'linked in the notes'}{also} · {count_of(entity.mentions, 'passage')} · {seen}")
     own = cast.page(entity)
     if own:
         st.markdown(story.as_markdown(own[0]))

@@ -18,7 +18,7 @@ from app.charts import (
     why_legend,
 )
 from app.markdown import as_written
-from app.tables import STAGE_LABELS, STAGES, hits_frame, stages_run
+from app.tables import STAGE_LABELS, STAGES, count_of, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
 
@@ -83,7 +83,7 @@ for notice in result.notices:
 hits, candidates = result.hits, result.candidates
 threshold = cfg.retrieval.score_threshold
 below = sum(not h.kept for h in candidates)
-summary = [f"{len(hits)} passages"]
+summary = [count_of(len(hits), "passage")]
 if filters.session_max is not None:
     summary.append(f"as of Session {format_session(filters.session_max)}")
 summary.append(f"{1000 * result.timings.get('total', 0):.0f} ms")

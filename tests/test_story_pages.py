@@ -54,6 +54,22 @@ def test_people_page_lists_one_entry_per_person_and_shows_their_page(tmp_path):
     assert "Who is Captain Reyes?" in texts(at.chat_message[0].markdown)
 
 
+def test_a_misspelt_link_is_one_entry_and_counts_read_as_a_player_writes_them(tmp_path):
+    notes = {
+        **CAMPAIGN,
+        "Session 4.md": "## The Return\n- The party rows back to [[Brightwatter]] and the [[Old Mill]].\n",
+    }
+    at = sync(start(), write_notes(tmp_path / "v", notes))
+    at.switch_page("pages/people.py").run()
+    table = frame(at, "also called")
+    assert "Brightwatter" not in set(table["name"])  # one letter off: the same town
+    town = table[table["name"] == "Brightwater"].iloc[0]
+    assert "Brightwatter" in town["also called"] and (town["passages"], town["last seen"]) == (3, "Session 4")
+    at.selectbox(key="entity").set_value("Old Mill").run()
+    said = texts(at.caption)
+    assert "1 passage ·" in said and "1 passages" not in said
+
+
 def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
     at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
     at.switch_page("pages/story.py").run()
