@@ -177,7 +177,7 @@ def test_new_campaign_gets_its_own_uploads_folder(tmp_path):
     assert set(app_state.pipeline(load_config()).campaigns()) == {"curse-of-strahd"}  # the store keeps slugs
     at.run()
     assert at.selectbox(key="campaign").options == ["Curse of Strahd", "demo"]  # as typed, once each
-    assert "passages" in at.sidebar.caption[0].value
+    assert at.sidebar.caption[0].value.startswith("1 passage · ")  # one note of one passage, counted as said
     assert "in the command line: `curse-of-strahd`" in at.sidebar.caption[0].value  # one campaign, two spellings
 
 
