@@ -112,8 +112,10 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
         if rewrite:
             how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
             st.markdown(f"Follow-up read as: **{as_written(rewrite['standalone'])}** ({how})")
+        if respelt := result.respelt:
+            st.markdown(f"Read as your notes spell {spelt_as(respelt)}")
         keyword = (trace.get("variants") or {}).get("keyword", "")
-        asked = rewrite.get("standalone") or result.question
+        asked = result.read_as
         if keyword.startswith(asked) and keyword != asked:
             st.markdown(f"Also looked for other names from your notes: **{as_written(keyword[len(asked) :].strip())}**")
         told = (trace.get("variants") or {}).get("dense", "")
@@ -148,6 +150,11 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.caption(f"{1000 * timings['total']:.0f} ms in all")
 
 
+def spelt_as(respelt: dict[str, str]) -> str:
+    """The names a question was read with, in a player's words: "**Clarota** (asked as Clarrota)"."""
+    return ", ".join(f"**{as_written(other)}** (asked as {as_written(word)})" for word, other in respelt.items())
+
+
 def sessions_said(filters: dict) -> str:
     """The session filter of an answer in a player's words ("Only Session 2", "Only up to Session 12")."""
     low, high = filters.get("session_min"), filters.get("session_max")
@@ -172,8 +179,10 @@ def show_answer(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
     if result.trace.get("mode") == "recap":  # the notes' own lines, chosen without a search: nothing to explain
         show_citations(result)
         return
-    if rewrite := result.borrowed:  # what a follow-up borrowed, in sight (how: under "Why this answer?")
-        st.caption(f"Read as a follow-up: {as_written(rewrite['standalone'])}")
+    if result.borrowed:  # what a follow-up borrowed, in sight (how: under "Why this answer?")
+        st.caption(f"Read as a follow-up: {as_written(result.read_as)}")
+    elif result.respelt:  # a name the notes write only another way: the question answered is in sight
+        st.caption(f"Read as your notes spell it: {as_written(result.read_as)}")
     if not result.refused:
         st.markdown(badge(result), help=CONFIDENCE_HELP)
         show_citations(result)

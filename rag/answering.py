@@ -10,6 +10,7 @@ what the pipeline found.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -200,6 +201,20 @@ def standalone_question(question: Question, history: History, generator: Generat
         if carried:
             return read_question(standalone), {"standalone": standalone, "method": "offline", "carried": carried}
     return question, {"standalone": question.text, "method": "none", "carried": []}
+
+
+def respelt_question(
+    question: Question, respelt: dict[str, str], rewrite: dict[str, Any]
+) -> tuple[Question, dict[str, Any]]:
+    """The question asked with the notes' spelling of the names they write only another way (``Retrieval.respelt``:
+    "Who is Clarrota?" over notes that say "Clarota"), and its ``rewrite`` entry saying so. Searched and read as
+    typed, the answer looked for "Clarrota" in every sentence it weighed and found none, and refused what the notes
+    say; read as the notes spell it, it is the answer to the question the player meant, and the page says how it
+    was read."""
+    text = question.text
+    for word, other in respelt.items():
+        text = re.sub(rf"(?<![\w'’-]){re.escape(word)}(?![\w'’-])", other, text)
+    return read_question(text), {**rewrite, "standalone": text, "respelt": dict(respelt)}
 
 
 @dataclass(frozen=True)

@@ -203,10 +203,13 @@ def cmd_run(config: Config, args: argparse.Namespace) -> int:
     for line in dict.fromkeys([result.trace.get("fallback"), *result.trace.get("notices", [])]):
         if line:
             print(f"note: {line}", file=sys.stderr)
+    if result.respelt:  # a name the notes write only another way
+        print(f"note: read as your notes spell it: {result.read_as}", file=sys.stderr)
     if args.json:
         print_json(
             {
                 "question": result.question,
+                "read_as": result.read_as,
                 "answer": result.text,
                 "notices": result.trace.get("notices", []),
                 "refused": result.refused,

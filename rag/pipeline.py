@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag import registry
-from rag.answering import AnswerStream, Prepared, named_sessions, respond, standalone_question
+from rag.answering import AnswerStream, Prepared, named_sessions, respelt_question, respond, standalone_question
 from rag.campaign.aliases import AliasTable
 from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve, session_key
 from rag.campaign.order import session_order
@@ -298,12 +298,21 @@ class Pipeline:
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []
         standalone, rewrite = standalone_question(asked, history, self.generator)
-        filters = named_sessions(standalone, filters or Filters())
-        if standalone.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
-            filters = self._story_order(standalone, campaign, filters)
-        retrieval = self._search(standalone, campaign, filters)  # a model that fails here fails the whole ask
+        retrieval = self._search_as_asked(standalone, campaign, filters)  # a model that fails here fails the ask
+        if retrieval.respelt:  # "Who is Clarrota?" where the notes write only "Clarota": asked as they spell it
+            standalone, rewrite = respelt_question(standalone, retrieval.respelt, rewrite)
+            retrieval = self._search_as_asked(standalone, campaign, filters)
+        filters = retrieval.filters
         lines, retrieval = self._session_recap(standalone, campaign, filters, retrieval)
         return Prepared(asked, standalone, rewrite, retrieval, history, tuple(lines))
+
+    def _search_as_asked(self, question: Question, campaign: str | None, filters: Filters | None) -> Retrieval:
+        """The search within the sessions the question names or orders by ("session 5", "before we reached X"),
+        narrowed from ``filters``."""
+        filters = named_sessions(question, filters or Filters())
+        if question.order is not None:  # "last session", "between sessions 10 and 12", "before we reached X"
+            filters = self._story_order(question, campaign, filters)
+        return self._search(question, campaign, filters)
 
     def _session_recap(
         self, question: Question, campaign: str | None, filters: Filters, retrieval: Retrieval

@@ -67,6 +67,19 @@ def test_follow_up_then_new_conversation_clears(tmp_path):
     assert "Ask anything about the campaign" in texts(at.info)
 
 
+def test_a_name_spelt_otherwise_is_answered_as_the_notes_spell_it_and_says_so(tmp_path):
+    """ "Nosstoc" is nowhere in the notes, "Nostoc" is: the answer is the one to "What did Nostoc offer?", and the
+    player sees how the question was read, under the answer and under "Why this answer?"."""
+    indexed(tmp_path)
+    at = ask(start(CHAT), "What did Nosstoc offer?")
+    at = ask(at, "What did Nostoc offer?")
+    misspelt, spelt = at.chat_message[1].markdown[0].value, at.chat_message[3].markdown[0].value
+    assert misspelt.startswith("A dwarf named Nostoc offers gold") and misspelt == spelt
+    assert "Read as your notes spell it: What did Nostoc offer?" in texts(at.chat_message[1].caption)
+    assert "Read as your notes spell" not in texts(at.chat_message[3].caption)
+    assert "Read as your notes spell **Nostoc** (asked as Nosstoc)" in texts(at.markdown)
+
+
 def test_chat_without_notes_says_what_to_do_first():
     at = start()  # the Chat page is the default
     assert "Add your notes on the Ingest page" in texts(at.info)

@@ -81,6 +81,14 @@ def test_a_name_the_notes_never_write_is_searched_as_the_one_that_sounds_the_sam
     assert table.variants("Who is Cinda?") == []  # sounds like "Sinda", but starts with another letter
 
 
+def test_a_question_typed_without_capitals_shows_its_names_by_being_no_word():
+    table = Spellings({"velakki": 77, "clarota": 20, "sleeps": 3})
+    assert table.spelt_as("where is vallaki?") == {"vallaki": "Velakki"}
+    assert table.spelt_as("who is clarrota?") == {"clarrota": "Clarota"}
+    assert table.spelt_as("where did we sleep?") == {}  # a word of the dictionary is no name, in any case
+    assert table.spelt_as("Where is the vallaki?") == {}  # the question's capitals say which words are names
+
+
 @pytest.mark.parametrize("engine", ["qdrant", "edge"])
 def test_a_question_spelling_a_name_one_way_finds_the_passage_spelling_it_the_other(tmp_path, engine):
     pipeline = indexed(tmp_path, engine, ELIAS, "e")
@@ -93,5 +101,32 @@ def test_a_question_spelling_a_name_one_way_finds_the_passage_spelling_it_the_ot
         off = plain.search(question)
         assert off.variants["keyword"] == question
         assert not any("resign" in h.chunk.text for h in off.hits)
+    finally:
+        pipeline.close()
+
+
+VELAKKI = {
+    "Session 20.md": "# Session Start\n## Road\n- The party takes the wine cart north along the river road, past the "
+    "burned mill and the old watchtower.\n",
+    "Session 21.md": "# Session Start\n## Town of Velakki\n- Velakki is a walled town on the shore of Lake Zarovich, "
+    "ruled by a burgomaster who holds a festival every week.\n",
+    "Session 22.md": "# Session Start\n## Haskell\n- Haskell keeps the vault key. Haskel counts the gold at night, and "
+    "nobody in Velakki trusts him.\n",
+}
+
+
+@pytest.mark.parametrize("engine", ["edge"])
+def test_a_question_naming_someone_the_notes_spell_otherwise_is_answered_as_they_spell_it(tmp_path, engine):
+    pipeline = indexed(tmp_path, engine, VELAKKI, "v")
+    try:
+        misspelt, spelt = pipeline.answer("Where is Vallaki?"), pipeline.answer("Where is Velakki?")
+        assert misspelt.respelt == {"Vallaki": "Velakki"} and misspelt.read_as == "Where is Velakki?"
+        assert misspelt.question == "Where is Vallaki?"  # the player's words stay theirs
+        assert not misspelt.refused and "Lake Zarovich" in misspelt.text
+        assert misspelt.text == spelt.text and not spelt.respelt
+        written = pipeline.answer("Who keeps the vault key, Haskell?")  # the notes write both spellings
+        assert not written.respelt and written.read_as == written.question
+        plain = pipeline.with_settings({"retrieval.spelling_variants": False}).answer("Where is Vallaki?")
+        assert not plain.respelt and plain.read_as == "Where is Vallaki?"
     finally:
         pipeline.close()

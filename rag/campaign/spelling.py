@@ -26,7 +26,6 @@ from rag.names import STOPWORDS
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 NAME_SHARE = 0.8  # a word the notes capitalise this often is a name
-MAX_VARIANTS = 1  # per word of the question
 _WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = re.compile(r"[aeiouy]+")
@@ -62,6 +61,13 @@ def one_letter_away(word: str) -> set[str]:
     return out
 
 
+def is_a_word(key: str) -> bool:
+    """A word of the dictionary (lemminflect's, loaded once on first use), in any of its forms."""
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(key))
+
+
 def _beats(word: str) -> int:
     """How many vowel sounds a word has: its runs of vowels ("Vallaki" 3, "Haskel" 2)."""
     return len(_VOWELS.findall(word))
@@ -80,25 +86,32 @@ class Spellings:
 
     def variants(self, text: str) -> list[str]:
         """The notes' other spellings of the names in a search text (a question or a phrasing of it), most
-        written first. A word counts as a name when the notes use it as one or the text capitalises it past its
-        first word. A name one letter from one the notes write (``misspelt``) is searched as that one too; a name
-        the notes never write, and no word of the dictionary, as the notes' name that sounds the same
-        (``sounds_alike``)."""
-        out: list[str] = []
+        written first (``spelt_as``)."""
+        return list(self.spelt_as(text).values())
+
+    def spelt_as(self, text: str) -> dict[str, str]:
+        """Each name of a search text that the notes also spell another way → that spelling, the most written. A
+        word counts as a name when the notes use it as one or the text capitalises it past its first word. A name
+        one letter from one the notes write (``misspelt``) maps to that one; a name the notes never write, and no
+        word of the dictionary, to the notes' name that sounds the same (``sounds_alike``). A text typed without
+        capitals, as a chat often is ("who is clarrota?"), shows its names only by being no word of the dictionary."""
+        out: dict[str, str] = {}
         said = {m.group(1).casefold() for m in _WORD.finditer(text)}
+        uncapitalised = text == text.casefold()
         for i, m in enumerate(_WORD.finditer(text)):
             word = m.group(1)
             key = word.casefold()
             if len(key) < MIN_LETTERS or key in STOPWORDS:
                 continue
-            if key not in self.names and not (word[0].isupper() and i > 0):
+            if key not in self.names and not (word[0].isupper() and i > 0 or uncapitalised and not is_a_word(key)):
                 continue
             close = [w for w in one_letter_away(key) if w in self.names and w not in said and misspelt(key, w)]
             if key not in self.names:  # which the notes write most, of the names it may be
                 close += [w for w in self.sounds_alike(key) if w not in said and w not in close]
-            for other in sorted(close, key=lambda w: (-self.names[w], w))[:MAX_VARIANTS]:
+            if close:  # one spelling a word: a second one would search another name
+                other = min(close, key=lambda w: (-self.names[w], w))
                 said.add(other)
-                out.append(other.capitalize())
+                out[word] = other.capitalize()
         return out
 
     def sounds_alike(self, key: str) -> list[str]:
@@ -108,9 +121,8 @@ class Spellings:
         "Haskel") and keep its first letter; Metaphone leaves vowels out, so "Monedo" and "Minda" share a key but
         not their beats."""
         from jellyfish import metaphone
-        from lemminflect import getAllLemmas
 
-        if getAllLemmas(key):
+        if is_a_word(key):
             return []
         beats = _beats(key)
         return [w for w in self._by_sound.get(metaphone(key), []) if w[0] == key[0] and w != key and _beats(w) == beats]
@@ -120,11 +132,10 @@ class Spellings:
         """The notes' names that are no word of the dictionary, by their Metaphone key: derived from ``names`` on the
         first question that needs it (CRD3's 1,723 names: 14 ms), the same for every question after."""
         from jellyfish import metaphone
-        from lemminflect import getAllLemmas
 
         sounds: dict[str, list[str]] = {}
         for name in self.names:
-            if len(name) >= MIN_LETTERS and not getAllLemmas(name):
+            if len(name) >= MIN_LETTERS and not is_a_word(name):
                 sounds.setdefault(metaphone(name), []).append(name)
         return sounds
 

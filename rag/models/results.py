@@ -115,3 +115,14 @@ class Answer:
         """The follow-up rewrite (``trace["rewrite"]``) when the question borrowed from the earlier turn, else None."""
         rewrite = self.trace.get("rewrite") or {}
         return rewrite if rewrite.get("method") not in (None, "none") else None
+
+    @property
+    def respelt(self) -> dict[str, str]:
+        """The question's names read as the notes spell them ({"Clarrota": "Clarota"}), when they write them only
+        so (``rag.answering.respelt_question``)."""
+        return dict((self.trace.get("rewrite") or {}).get("respelt") or {})
+
+    @property
+    def read_as(self) -> str:
+        """The question as it was searched and answered: rewritten as a follow-up, respelt, or as asked."""
+        return (self.trace.get("rewrite") or {}).get("standalone") or self.question

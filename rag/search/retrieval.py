@@ -21,7 +21,7 @@ from rag.rerankers import Reranker
 from rag.search import structure
 from rag.search.first_mention import mention_passages
 from rag.search.ties import break_tie
-from rag.search.unknown_names import unknown_names
+from rag.search.unknown_names import respellings, unknown_names
 from rag.stores import Store
 
 
@@ -40,6 +40,7 @@ class Retrieval:
     notices: list[str] = field(default_factory=list)  # optional stages skipped or failed, with the fix
     verdict: str | None = None  # the reranker's word on the best passage ("high"/"medium"/"low"), if it gives one
     unknown: list[str] = field(default_factory=list)  # names the question asks about that the notes never write
+    respelt: dict[str, str] = field(default_factory=dict)  # the question's names the notes write only another way
 
 
 def reread_failed(err: ChroniclerError) -> str:
@@ -169,6 +170,7 @@ class Retriever:
             if mode != "dense"
             else []
         )
+        spelt_as = self.aliases.spellings.spelt_as(text) if self._searches_spellings(mode) else {}
         return Retrieval(
             text,
             kept,
@@ -181,7 +183,12 @@ class Retriever:
             notices=notices,
             verdict=verdict,
             unknown=unknown,
+            respelt=respellings(spelt_as, candidates),
         )
+
+    def _searches_spellings(self, mode: str) -> bool:
+        """The keyword stages search the notes' other spellings of the question's names."""
+        return mode != "dense" and self.config.retrieval.spelling_variants and self.aliases is not None
 
     def _search(
         self, question: Question, queries: list[str], mode: str, limit: int, filters: Filters, timings: dict[str, float]
@@ -221,7 +228,7 @@ class Retriever:
         other_names = []
         if self.config.retrieval.alias_expansion and self.aliases:
             other_names += self.aliases.expand(query)
-        if self.config.retrieval.spelling_variants and self.aliases is not None:  # "Ellias" also finds "Elias"
+        if self._searches_spellings(mode):  # "Ellias" also finds "Elias"
             other_names += self.aliases.spellings.variants(query)
         if other_names:
             stages["keyword"] = f"{query} {' '.join(other_names)}"

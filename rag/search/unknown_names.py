@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Set
 
+from rag.campaign.spelling import is_a_word
 from rag.models import Hit
 from rag.names import STOPWORDS, norm, norm_words
 from rag.question import Question
@@ -83,3 +84,23 @@ def apart(a: str, b: str, most: int) -> bool:
         if min(row) > most:
             return False
     return row[-1] <= most
+
+
+def respellings(spelt_as: dict[str, str], candidates: Iterable[Hit]) -> dict[str, str]:
+    """The question's names the notes write only another way, each with the notes' spelling: ``spelt_as`` (the
+    spelling stage's, ``Spellings.spelt_as``) kept where no candidate passage writes the question's word, in any
+    case, and one writes the notes' spelling; never a word of the dictionary (lemminflect's), which a player means
+    as typed. "Who is Clarrota?" over notes that say "Clarota" is a question about Clarota; "Haskell" where the
+    notes write both "Haskell" and "Haskel" is not respelt. Keyword search puts a passage holding the word among the
+    candidates whenever the notes write it (``unknown_names``), so absent from them is absent from the notes this
+    reader may see."""
+    if not spelt_as:
+        return {}
+    said = set(
+        norm_words(" ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates))
+    )
+    return {
+        word: other
+        for word, other in spelt_as.items()
+        if word.casefold() not in said and other.casefold() in said and not is_a_word(word.casefold())
+    }
