@@ -113,7 +113,7 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             how = "by the language model" if rewrite["method"] == "llm" else "from the earlier question"
             st.markdown(f"Follow-up read as: **{as_written(rewrite['standalone'])}** ({how})")
         if respelt := result.respelt:
-            st.markdown(f"Read as your notes spell {spelt_as(respelt)}")
+            st.markdown(f"Read as your notes spell {names_read_as(respelt)}")
         keyword = (trace.get("variants") or {}).get("keyword", "")
         asked = result.read_as
         if keyword.startswith(asked) and keyword != asked:
@@ -150,7 +150,7 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.caption(f"{1000 * timings['total']:.0f} ms in all")
 
 
-def spelt_as(respelt: dict[str, str]) -> str:
+def names_read_as(respelt: dict[str, str]) -> str:
     """The names a question was read with, in a player's words: "**Clarota** (asked as Clarrota)"."""
     return ", ".join(f"**{as_written(other)}** (asked as {as_written(word)})" for word, other in respelt.items())
 

@@ -38,7 +38,7 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
     asked = [(n, words) for n, words in asked if words and not any(w in known for w in words)]
     if not asked:
         return []
-    shown = " ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates)
+    shown = written_in(candidates)
     text = shown.casefold()
     missing: set[str] = set()
     # several words: said whole as asked, or run together ("Krag Hammer" / "Kraghammer"), as nearly always
@@ -56,6 +56,11 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
         run_on = "".join(said)
         missing |= {name for name, word in alone if not written(word, vocabulary, run_on)}
     return [name for name, _ in asked if name in missing]
+
+
+def written_in(candidates: Iterable[Hit]) -> str:
+    """What the candidate passages write, for looking a word up: each one's text, title, heading and name."""
+    return " ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates)
 
 
 # A word written as a name: capitalised or in capitals, also after a hyphen ("Gold-Tree"), never after an apostrophe
@@ -96,9 +101,7 @@ def respellings(spelt_as: dict[str, str], candidates: Iterable[Hit]) -> dict[str
     reader may see."""
     if not spelt_as:
         return {}
-    said = set(
-        norm_words(" ".join(f"{h.chunk.text} {h.chunk.title} {h.chunk.heading} {h.chunk.name}" for h in candidates))
-    )
+    said = set(norm_words(written_in(candidates)))
     return {
         word: other
         for word, other in spelt_as.items()
