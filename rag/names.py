@@ -155,6 +155,35 @@ def _stemmer():
     return _local.stemmer
 
 
+def typed_without_capitals(text: str) -> bool:
+    """No capital letter at all, as a chat is often typed ("who rules whitestone?"): its capitals say nothing of
+    what it names. Not a question whose first letter alone is capitalised: that is how a question naming no one is
+    written ("Who took the warhammer?"), and it would read "warhammer" as a name."""
+    return text.islower()
+
+
+def is_everyday_word(key: str) -> bool:
+    """A word of everyday written English, names people give children among them ("percy", "survivors", "gonna",
+    "sixth"): pyspellchecker's English word list (160,000 words counted in subtitles; loaded once, on the first
+    question that needs it, ~.4 s) or lemminflect's dictionary (``is_a_word``). Wider than the dictionary, which
+    lacks "survivor" and "sixth": what a question typed without capitals cannot mean as a name."""
+    return is_a_word(key) or key in _everyday_words()
+
+
+@lru_cache(maxsize=1)
+def _everyday_words():
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en", distance=1)
+
+
+def is_a_word(key: str) -> bool:
+    """A word of the dictionary (lemminflect's, loaded once on first use), in any of its forms."""
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(key))
+
+
 @lru_cache(maxsize=16384)
 def noun_forms(word: str) -> frozenset[str]:
     """The noun's singular and plural forms, from lemminflect's dictionary (its regular rules for a word it does not

@@ -80,6 +80,15 @@ def test_a_name_spelt_otherwise_is_answered_as_the_notes_spell_it_and_says_so(tm
     assert "Read as your notes spell **Nostoc** (asked as Nosstoc)" in texts(at.markdown)
 
 
+def test_a_question_typed_without_capitals_is_refused_for_a_name_the_notes_never_write(tmp_path):
+    """Typed as a chat is, "who rules whitestone?" asks about Whitestone as "Who rules Whitestone?" does; the notes
+    never mention it, so the player is told so rather than given whatever passage holds "rules"."""
+    indexed(tmp_path)
+    at = ask(start(CHAT), "who rules whitestone?")
+    assert at.chat_message[1].markdown[0].value == "The notes don't say: they never mention Whitestone."
+    assert not at.exception
+
+
 def test_chat_without_notes_says_what_to_do_first():
     at = start()  # the Chat page is the default
     assert "Add your notes on the Ingest page" in texts(at.info)

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 
-from rag.names import STOPWORDS
+from rag.names import STOPWORDS, is_a_word, typed_without_capitals
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 NAME_SHARE = 0.8  # a word the notes capitalise this often is a name
@@ -61,13 +61,6 @@ def one_letter_away(word: str) -> set[str]:
     return out
 
 
-def is_a_word(key: str) -> bool:
-    """A word of the dictionary (lemminflect's, loaded once on first use), in any of its forms."""
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(key))
-
-
 def _beats(word: str) -> int:
     """How many vowel sounds a word has: its runs of vowels ("Vallaki" 3, "Haskel" 2)."""
     return len(_VOWELS.findall(word))
@@ -94,10 +87,11 @@ class Spellings:
         word counts as a name when the notes use it as one or the text capitalises it past its first word. A name
         one letter from one the notes write (``misspelt``) maps to that one; a name the notes never write, and no
         word of the dictionary, to the notes' name that sounds the same (``sounds_alike``). A text typed without
-        capitals, as a chat often is ("who is clarrota?"), shows its names only by being no word of the dictionary."""
+        capitals, as a chat often is ("who is clarrota?", ``rag.names.typed_without_capitals``), shows its names only
+        by being no word of the dictionary."""
         out: dict[str, str] = {}
         said = {m.group(1).casefold() for m in _WORD.finditer(text)}
-        uncapitalised = text == text.casefold()
+        uncapitalised = typed_without_capitals(text)
         for i, m in enumerate(_WORD.finditer(text)):
             word = m.group(1)
             key = word.casefold()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS
+from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS, typed_without_capitals
 
 # The players' own group as questions name it ("What did the party do last session?", "Who hired the party?"): notes
 # call it by its name ("Vox Machina…"), so a question naming it names no one in particular
@@ -136,7 +136,7 @@ def identity_subject(question: str) -> str | None:
     m = _IDENTITY.match(question.strip())
     if m:
         return re.sub(r"^the\s+", "", m.group(1), flags=re.I)
-    m = _LOWER_IDENTITY.match(question.strip()) if question == question.lower() else None
+    m = _LOWER_IDENTITY.match(question.strip()) if typed_without_capitals(question) else None
     subject = _AGAIN.sub("", m.group(1)) if m else ""
     if not subject or any(w in STOPWORDS for w in subject.split()):
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import content_words, names, norm, terms, words
+from rag.names import STOPWORDS, content_words, is_everyday_word, names, norm, terms, typed_without_capitals, words
 from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
@@ -93,18 +93,44 @@ class Question:
         return self.first_mention or self.last_mention
 
 
+# A word typed without capitals that may be a name: letters only, a possessive's "'s" after it ("strahd's")
+_TYPED_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?=(?:['’]s)?(?![\w'’-]))")
+LOWER_CASE_NAME_LETTERS = 4  # shorter words no word list knows are more often "npc", "tpk" or a slip than a name
+
+
+def named_in_lower_case(text: str, subject: str | None) -> str:
+    """The question with its names capitalised when it was typed without capitals, as a chat often is
+    (``rag.names.typed_without_capitals``): "who rules whitestone?" names Whitestone as surely as "Who
+    rules Whitestone?". Such a question shows its names only by their being no word of everyday English
+    (``rag.names.is_everyday_word``: "survivors" and "gizmo" are words, "whitestone" and "strahd" names); an identity
+    question's subject is its name whole ("who is lady kima" → "Lady Kima"). A question with a capital is left as
+    typed: its capitals say what it names."""
+    if not typed_without_capitals(text):
+        return text
+    if subject:
+        text = text.replace(subject.casefold(), subject)
+
+    def capitalised(m: re.Match[str]) -> str:
+        word = m.group(0)
+        unknown = len(word) >= LOWER_CASE_NAME_LETTERS and word not in STOPWORDS and not is_everyday_word(word)
+        return word.capitalize() if unknown else word
+
+    return _TYPED_WORD.sub(capitalised, text)
+
+
 def read_question(text: str) -> Question:
-    """Read a question once. Cheap (tens of microseconds): a pure function of the text."""
+    """Read a question once. Cheap (tens of microseconds; the first one typed without capitals loads a word list,
+    ``named_in_lower_case``): a pure function of the text."""
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
-    proper = question_proper(text)
+    subject = identity_subject(question_proper(text))
+    # typed without capitals, it is read with its names capitalised, as the player would have written them
+    named = named_in_lower_case(text, subject)
+    proper = question_proper(named)
     role = asked_role(proper)
-    subject = identity_subject(proper)
-    # "who is clarota", typed in lower case, names Clarota as surely as "Who is Clarota?"
-    named = text.replace(subject.casefold(), subject) if subject and text.islower() else text
     opening = _FIRST_WORD.match(named)
     rest = named[opening.end() :] if opening else named
-    asked, asked_all = (_HOW_MANY_TIMES.sub("how often", part) for part in (proper, text))
+    asked, asked_all = (_HOW_MANY_TIMES.sub("how often", part) for part in (proper, named))
     found_terms = [t for t in terms(asked_all) if t is not None and t not in _FILLER]
     return Question(
         text=text,
@@ -116,11 +142,11 @@ def read_question(text: str) -> Question:
         last_mention=asks_last_mention(proper),
         meeting=asks_meeting(proper),
         several=asks_several(asked) or asks_several(asked_all),
-        ending=asks_ending(text),
+        ending=asks_ending(named),
         number=asks_number(proper),
         supposes=asks_supposing(proper),
-        ours=asks_about_us(text),
-        question_words=question_words(text),
+        ours=asks_about_us(named),
+        question_words=question_words(named),
         verbs=(verbs := asked_verbs(proper, role)),
         role=role,
         owner_of=asked_owner_of(proper),
@@ -135,8 +161,8 @@ def read_question(text: str) -> Question:
         letter_words=frozenset(w.casefold() for w in _LETTER_WORD.findall(text)),
         content=frozenset(content_words(asked_all)),
         terms=tuple(dict.fromkeys(found_terms)),
-        leans_back=leans_on_last_turn(text),
-        session_mentions=session_mentions(text),
-        sessions_named=(named_sessions := sessions_named(text)),
-        order=story_order(text) or (StoryOrder("last") if kind == "recap" and not named_sessions else None),
+        leans_back=leans_on_last_turn(named),
+        session_mentions=session_mentions(named),
+        sessions_named=(named_sessions := sessions_named(named)),
+        order=story_order(named) or (StoryOrder("last") if kind == "recap" and not named_sessions else None),
     )

@@ -21,9 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Set
 
-from rag.campaign.spelling import is_a_word
 from rag.models import Hit
-from rag.names import STOPWORDS, norm, norm_words
+from rag.names import STOPWORDS, is_a_word, norm, norm_words
 from rag.question import Question
 
 
