@@ -123,8 +123,11 @@ def read_question(text: str) -> Question:
     ``named_in_lower_case``): a pure function of the text."""
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
-    subject = identity_subject(question_proper(text))
-    # typed without capitals, it is read with its names capitalised, as the player would have written them
+    typed = question_proper(text)
+    subject = identity_subject(typed)
+    # typed without capitals, it is read with its names capitalised, as the player would have written them; but
+    # what a "who did it" question says was done to is read as typed: "who took the warhammer?" asks about a thing,
+    # even one no word list knows
     named = named_in_lower_case(text, subject)
     proper = question_proper(named)
     role = asked_role(proper)
@@ -151,7 +154,7 @@ def read_question(text: str) -> Question:
         role=role,
         owner_of=asked_owner_of(proper),
         asks_doer=(doer := asks_doer(proper)),
-        done_to=done_to(proper, verbs) if doer and not role else frozenset(),
+        done_to=done_to(typed, verbs) if doer and not role else frozenset(),
         counted=counted(asked),
         attribute=asked_attribute(proper),
         names=tuple(names(named)),
