@@ -93,8 +93,9 @@ class Question:
         return self.first_mention or self.last_mention
 
 
-# A word typed without capitals that may be a name: letters only, a possessive's "'s" after it ("strahd's")
-_TYPED_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?=(?:['’]s)?(?![\w'’-]))")
+# A word typed without capitals that may be a name: letters only, a possessive's mark after it ("strahd's",
+# "the briarwoods' feast")
+_TYPED_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?=(?:['’]s|(?<=s)['’])?(?![\w'’-]))")
 LOWER_CASE_NAME_LETTERS = 4  # shorter words no word list knows are more often "npc", "tpk" or a slip than a name
 
 
