@@ -163,10 +163,10 @@ def typed_without_capitals(text: str) -> bool:
 
 
 def is_everyday_word(key: str) -> bool:
-    """A word of everyday written English, names people give children among them ("percy", "survivors", "gonna",
-    "sixth"): pyspellchecker's English word list (160,000 words counted in subtitles; loaded once, on the first
-    question that needs it, ~.4 s) or lemminflect's dictionary (``is_a_word``). Wider than the dictionary, which
-    lacks "survivor" and "sixth": what a question typed without capitals cannot mean as a name."""
+    """A word of everyday written English ("survivors", "sixth", "gonna"; names people give children too, "percy"):
+    pyspellchecker's English word list (160,000 words counted in subtitles; loaded once, on the first question that
+    needs it, ~.4 s) or lemminflect's dictionary (``is_a_word``), which alone lacks "survivor" and "sixth". What a
+    question typed without capitals cannot be taken to mean as a name (``rag.question.question.named_in_lower_case``)."""
     return is_a_word(key) or key in _everyday_words()
 
 
