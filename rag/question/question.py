@@ -130,7 +130,7 @@ def read_question(text: str) -> Question:
     # what a "who did it" question says was done to is read as typed: "who took the warhammer?" asks about a thing,
     # even one no word list knows
     named = named_in_lower_case(text, subject)
-    proper = question_proper(named)
+    proper = typed if named == text else question_proper(named)
     role = asked_role(proper)
     opening = _FIRST_WORD.match(named)
     rest = named[opening.end() :] if opening else named
