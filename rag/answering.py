@@ -188,23 +188,29 @@ class AnswerStream:
         return self._answer
 
 
-def standalone_question(question: Question, history: History, generator: Generator) -> tuple[Question, dict[str, Any]]:
+def standalone_question(
+    question: Question, history: History, generator: Generator, read: Callable[[str], Question] = read_question
+) -> tuple[Question, dict[str, Any]]:
     """The question as it is searched, read, and the trace's ``rewrite`` entry (standalone text, method, names
     carried). Only a question that leans on the last turn (``Question.leans_back``) is rewritten: by the
     generator (an LLM) when it can, else by ``offline_rewrite``; any other question is searched as asked, with
-    or without history (an LLM rewrote every question once there was history, and answered from the last turn)."""
+    or without history (an LLM rewrote every question once there was history, and answered from the last turn).
+    ``read`` reads the rewritten text as the campaign reads its questions (``Pipeline.reader``)."""
     if history and question.leans_back:
         llm = generator.rewrite(question, history)
         if llm:
-            return read_question(llm), {"standalone": llm, "method": "llm", "carried": []}
+            return read(llm), {"standalone": llm, "method": "llm", "carried": []}
         standalone, carried = offline_rewrite(question, history)
         if carried:
-            return read_question(standalone), {"standalone": standalone, "method": "offline", "carried": carried}
+            return read(standalone), {"standalone": standalone, "method": "offline", "carried": carried}
     return question, {"standalone": question.text, "method": "none", "carried": []}
 
 
 def respelt_question(
-    question: Question, respelt: dict[str, str], rewrite: dict[str, Any]
+    question: Question,
+    respelt: dict[str, str],
+    rewrite: dict[str, Any],
+    read: Callable[[str], Question] = read_question,
 ) -> tuple[Question, dict[str, Any]]:
     """The question asked with the notes' spelling of the names they write only another way (``Retrieval.respelt``:
     "Who is Clarrota?" over notes that say "Clarota"), and its ``rewrite`` entry saying so. Searched and read as
@@ -214,7 +220,7 @@ def respelt_question(
     text = question.text
     for word, other in respelt.items():
         text = re.sub(rf"(?<![\w'’-]){re.escape(word)}(?![\w'’-])", other, text)
-    return read_question(text), {**rewrite, "standalone": text, "respelt": dict(respelt)}
+    return read(text), {**rewrite, "standalone": text, "respelt": dict(respelt)}
 
 
 @dataclass(frozen=True)

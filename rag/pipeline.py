@@ -36,6 +36,7 @@ from rag.ingest.indexing import IndexProgress, IndexReport, Progress, sync_campa
 from rag.llm import LLMClient
 from rag.llm.fallback import FallbackStream, notice, recently_down, remember
 from rag.models import VISIBILITIES, Answer, Chunk, Filters, Hit
+from rag.names import typed_without_capitals
 from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
 from rag.rerankers.cross_encoder import resolve_model
@@ -223,7 +224,7 @@ class Pipeline:
         self, question: str | Question, campaign: str | None = None, filters: Filters | None = None
     ) -> Retrieval:
         self.require_campaign(campaign)
-        question = self.read(question)
+        question = self.read(question, campaign)
         filters = replace(filters or Filters(), view=self.config.view)
         notices: list[str] = []
         reranker = self._optional("Reranking", lambda: self.reranker, notices)
@@ -254,7 +255,7 @@ class Pipeline:
         its first piece is waited for here: a model that does not answer gets the offline answer instead, with a
         notice (``rag.llm.fallback.FallbackStream``)."""
         started = time.perf_counter()  # every timing of the answer's run record counts from here
-        question = self.read(question)  # a question too long is refused here, by any answerer
+        question = self.read(question, campaign)  # a question too long is refused here, by any answerer
         if not self.config.answer.uses_llm:
             return self._ask(question, campaign, filters, history, started)
 
@@ -294,13 +295,14 @@ class Pipeline:
         self, question: Question, campaign: str | None, filters: Filters | None, history: History | None
     ) -> Prepared:
         """Everything before the answer is written: the follow-up rewritten, the sessions it names, the search."""
-        asked = self.read(question)
+        read = self.reader(campaign)
+        asked = self.read(question, campaign)
         turns = self.config.answer.history_turns
         history = list(history or [])[-turns:] if turns else []
-        standalone, rewrite = standalone_question(asked, history, self.generator)
+        standalone, rewrite = standalone_question(asked, history, self.generator, read)
         retrieval = self._search_as_asked(standalone, campaign, filters)  # a model that fails here fails the ask
         if retrieval.respelt:  # "Who is Clarrota?" where the notes write only "Clarota": asked as they spell it
-            standalone, rewrite = respelt_question(standalone, retrieval.respelt, rewrite)
+            standalone, rewrite = respelt_question(standalone, retrieval.respelt, rewrite, read)
             retrieval = self._search_as_asked(standalone, campaign, filters)
         filters = retrieval.filters
         lines, retrieval = self._session_recap(standalone, campaign, filters, retrieval)
@@ -443,9 +445,9 @@ class Pipeline:
         """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""
         drop_campaign(self.config, self.store, campaign, uploads)
 
-    def read(self, question: str | Question) -> Question:
-        """The question read once (``rag.question``); a text over ``limits.question_chars`` is refused before any
-        work (a pasted chapter is not a question)."""
+    def read(self, question: str | Question, campaign: str | None = None) -> Question:
+        """The question read once (``rag.question``), as ``reader`` reads it; a text over ``limits.question_chars``
+        is refused before any work (a pasted chapter is not a question)."""
         if isinstance(question, Question):
             return question
         limit = self.config.limits.question_chars
@@ -453,7 +455,20 @@ class Pipeline:
             raise LimitError(
                 f"That question is {len(question):,} characters long; ask in at most {limit:,} (limits.question_chars)."
             )
-        return read_question(question)
+        return self.reader(campaign)(question)
+
+    def reader(self, campaign: str | None = None) -> Callable[[str], Question]:
+        """How the campaign's questions are read (``rag.question.read_question``): one typed without capitals with
+        the words its notes write as names (``AliasTable.cased``: "did grog get the greatsword?" names Grog where
+        the notes capitalise him, and no Greatsword), read from the player's view of the notes like the rest of the
+        alias table; any other question, or one asked before the campaign is indexed, from its text alone."""
+
+        def read(text: str) -> Question:
+            if not typed_without_capitals(text) or self.config.collection(campaign) not in self.store.collections():
+                return read_question(text)
+            return read_question(text, self.aliases(campaign).cased)
+
+        return read
 
     def require_campaign(self, campaign: str | None = None) -> None:
         name = self.config.collection(campaign)

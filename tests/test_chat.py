@@ -89,6 +89,20 @@ def test_a_question_typed_without_capitals_is_refused_for_a_name_the_notes_never
     assert not at.exception
 
 
+def test_a_question_typed_without_capitals_names_whom_the_notes_capitalise(tmp_path):
+    """ "grog" is an everyday word, but these notes always write Grog as a name: typed as a chat is, "when did we first
+    meet grog?" asks when the party met him, as the capitalised question does (it used to say when Grog was first
+    named, as of a word), and a question about his mother is refused for her, not for some mother."""
+    indexed(tmp_path)
+    at = start(CHAT)
+    for question in ("When did we first meet Grog?", "when did we first meet grog?", "what is grog's mother called?"):
+        at = ask(at, question)
+    said = [m.markdown[0].value for m in at.chat_message if m.name != "user"]
+    assert said[0].startswith("First met in Session 1.") and said[1].startswith("First met in Session 1.")
+    assert said[2] == "The notes don't say: no passage found names Grog's mother."
+    assert not at.exception
+
+
 def test_chat_without_notes_says_what_to_do_first():
     at = start()  # the Chat page is the default
     assert "Add your notes on the Ingest page" in texts(at.info)

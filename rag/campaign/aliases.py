@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from rag.campaign.spelling import Spellings, name_counts
+from rag.campaign.capitals import Capitals
+from rag.campaign.spelling import MIN_LETTERS, Spellings
 from rag.campaign.voice import we_per_thousand
 from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
@@ -31,11 +32,13 @@ def _key(name: str) -> str:
 @dataclass
 class AliasTable:
     """entity → every name the notes use for it (the page name first), the notes' spellings of names, and how
-    often they say "we" (``rag.campaign.voice``: whether they tell of the party in the third person)."""
+    often they say "we" (``rag.campaign.voice``: whether they tell of the party in the third person), and which
+    words they write as names (``rag.campaign.capitals``: how to read a question typed without capitals)."""
 
     names: dict[str, list[str]] = field(default_factory=dict)
     spellings: Spellings = field(default_factory=lambda: Spellings({}))
     we_per_thousand: float = 0.0
+    cased: dict[str, bool] = field(default_factory=dict)
     _pattern: re.Pattern | None = field(default=None, repr=False)
     _owner: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -49,9 +52,11 @@ class AliasTable:
             for shown, entity in chunk.aliases:
                 per = counts.setdefault(entity, {entity: 0})
                 per[shown] = per.get(shown, 0) + 1
+        capitals = Capitals.count(chunk.text for chunk in chunks)
         table = cls(
-            spellings=Spellings(name_counts(chunk.text for chunk in chunks)),
+            spellings=Spellings(capitals.names(MIN_LETTERS)),
             we_per_thousand=we_per_thousand(chunk.text for chunk in chunks),
+            cased=capitals.as_written(),
         )
         for entity, shown in counts.items():
             seen, ordered = {_key(entity)}, [entity]
@@ -66,23 +71,31 @@ class AliasTable:
 
     @classmethod
     def from_names(
-        cls, names: dict[str, list[str]], spellings: dict[str, int] | None = None, we_per_thousand: float = 0.0
+        cls,
+        names: dict[str, list[str]],
+        spellings: dict[str, int] | None = None,
+        we_per_thousand: float = 0.0,
+        cased: dict[str, bool] | None = None,
     ) -> AliasTable:
         table = cls(
             names={k: list(v) for k, v in names.items()},
             spellings=Spellings(spellings or {}),
             we_per_thousand=we_per_thousand,
+            cased=dict(cased or {}),
         )
         table._compile()
         return table
 
     @classmethod
     def load(cls, path: Path, count: int) -> AliasTable | None:
-        """The table saved for a collection of ``count`` passages, or None (missing, stale or unreadable)."""
+        """The table saved for a collection of ``count`` passages, or None (missing, stale, unreadable, or saved
+        by a version that did not keep all it keeps now: then it is rebuilt)."""
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
             if saved.get("count") == count:
-                return cls.from_names(saved["names"], saved["spellings"], float(saved["we_per_thousand"]))
+                return cls.from_names(
+                    saved["names"], saved["spellings"], float(saved["we_per_thousand"]), saved["cased"]
+                )
         except (OSError, ValueError, KeyError, TypeError):
             pass
         return None
@@ -93,6 +106,7 @@ class AliasTable:
             "names": self.names,
             "spellings": self.spellings.names,
             "we_per_thousand": self.we_per_thousand,
+            "cased": self.cased,
         }
         write_text(path, json.dumps(saved, ensure_ascii=False), INDEX_HINT)
 

@@ -18,36 +18,21 @@ and a rhyme is another name ("Haruki" / "Karuki", "Zinna" and her owl "Dinna").
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 
+from rag.campaign.capitals import WORD, Capitals
 from rag.names import STOPWORDS, is_a_word, typed_without_capitals
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
-NAME_SHARE = 0.8  # a word the notes capitalise this often is a name
-_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = re.compile(r"[aeiouy]+")
 
 
 def name_counts(texts: Iterable[str]) -> dict[str, int]:
     """Lower-cased name → how often the notes write it: words of MIN_LETTERS or more that the notes capitalise
-    at least NAME_SHARE of the time (not counting a sentence's first word, which is capitalised anyway)."""
-    capitalised: Counter[str] = Counter()
-    seen: Counter[str] = Counter()
-    for text in texts:
-        for m in _WORD.finditer(text):
-            word = m.group(1)
-            if len(word) < MIN_LETTERS:
-                continue
-            before = text[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
-            if word[0].isupper() and (not before or before[-1:] in ".!?:\n#-"):
-                continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is
-            key = word.casefold()
-            seen[key] += 1
-            capitalised[key] += word[0].isupper()
-    return {w: n for w, n in seen.items() if capitalised[w] >= NAME_SHARE * n and w not in STOPWORDS}
+    at least ``NAME_SHARE`` of the time (``rag.campaign.capitals``)."""
+    return Capitals.count(texts).names(MIN_LETTERS)
 
 
 def one_letter_away(word: str) -> set[str]:
@@ -90,9 +75,9 @@ class Spellings:
         capitals, as a chat often is ("who is clarrota?", ``rag.names.typed_without_capitals``), shows its names only
         by being no word of the dictionary."""
         out: dict[str, str] = {}
-        said = {m.group(1).casefold() for m in _WORD.finditer(text)}
+        said = {m.group(1).casefold() for m in WORD.finditer(text)}
         uncapitalised = typed_without_capitals(text)
-        for i, m in enumerate(_WORD.finditer(text)):
+        for i, m in enumerate(WORD.finditer(text)):
             word = m.group(1)
             key = word.casefold()
             if len(key) < MIN_LETTERS or key in STOPWORDS:

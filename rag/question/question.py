@@ -10,6 +10,7 @@ The patterns live in this package's modules, each beside a table of example ques
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rag.names import STOPWORDS, content_words, is_everyday_word, names, norm, terms, typed_without_capitals, words
@@ -99,29 +100,35 @@ _TYPED_WORD = re.compile(r"(?<![\w'’-])[a-z]+(?=(?:['’]s|(?<=s)['’])?(?![\
 LOWER_CASE_NAME_LETTERS = 4  # shorter words no word list knows are more often "npc", "tpk" or a slip than a name
 
 
-def named_in_lower_case(text: str, subject: str | None) -> str:
+def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool] | None = None) -> str:
     """The question with its names capitalised when it was typed without capitals, as a chat often is
     (``rag.names.typed_without_capitals``): "who rules whitestone?" names Whitestone as surely as "Who
-    rules Whitestone?". Such a question shows its names only by their being no word of everyday English
-    (``rag.names.is_everyday_word``: "survivors" and "gizmo" are words, "whitestone" and "strahd" names); an identity
-    question's subject is its name whole ("who is lady kima" → "Lady Kima"). A question with a capital is left as
-    typed: its capitals say what it names."""
+    rules Whitestone?". The campaign's notes say best which words are names (``cased``, word → whether they write
+    it as one: ``rag.campaign.capitals``): "grog" and "clay" are names where they capitalise them, "greatsword" is
+    none where they write it in lower case. A word they do not settle is a name when it is no word of everyday
+    English (``rag.names.is_everyday_word``: "survivors" and "gizmo" are words, "whitestone" and "strahd" names).
+    An identity question's subject is its name whole ("who is lady kima" → "Lady Kima"). A question with a capital
+    is left as typed: its capitals say what it names."""
     if not typed_without_capitals(text):
         return text
     if subject:
         text = text.replace(subject.casefold(), subject)
+    cased = cased or {}
 
     def capitalised(m: re.Match[str]) -> str:
         word = m.group(0)
-        unknown = len(word) >= LOWER_CASE_NAME_LETTERS and word not in STOPWORDS and not is_everyday_word(word)
-        return word.capitalize() if unknown else word
+        as_written = cased.get(word)
+        if as_written is None:
+            as_written = len(word) >= LOWER_CASE_NAME_LETTERS and word not in STOPWORDS and not is_everyday_word(word)
+        return word.capitalize() if as_written else word
 
     return _TYPED_WORD.sub(capitalised, text)
 
 
-def read_question(text: str) -> Question:
+def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Question:
     """Read a question once. Cheap (tens of microseconds; the first one typed without capitals loads a word list,
-    ``named_in_lower_case``): a pure function of the text."""
+    ``named_in_lower_case``): a pure function of the text and, for a question typed without capitals, of the
+    campaign's ``cased`` words (``named_in_lower_case``)."""
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
     typed = question_proper(text)
@@ -129,7 +136,7 @@ def read_question(text: str) -> Question:
     # typed without capitals, it is read with its names capitalised, as the player would have written them; but
     # what a "who did it" question says was done to is read as typed: "who took the warhammer?" asks about a thing,
     # even one no word list knows
-    named = named_in_lower_case(text, subject)
+    named = named_in_lower_case(text, subject, cased)
     proper = typed if named == text else question_proper(named)
     role = asked_role(proper)
     opening = _FIRST_WORD.match(named)

@@ -1,0 +1,68 @@
+"""Which words a campaign's notes write as names: what they capitalise, counted once at index time.
+
+A question typed without capitals ("did grog get the greatsword?") shows its names only by their being no word
+of everyday English (``rag.question.question.named_in_lower_case``). That misses a name that is also a word or a
+child's name ("grog", "percy", "vox", "clay") and takes a game word no word list knows ("greatsword",
+"safehouse") for a name. The notes themselves say which is which: a word they capitalise in mid-sentence nearly
+every time is a name in this campaign, one they nearly always write in lower case is not. The spelling stage
+(``rag.campaign.spelling``) reads the same counts for the names it respells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rag.names import STOPWORDS, is_everyday_word
+
+NAME_SHARE = 0.8  # a word the notes capitalise this often is a name; written in lower case this often, a word
+CASE_LETTERS = 3  # shorter words say little: "Vi", "Oz" and "at" alike
+WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
+
+
+@dataclass(frozen=True)
+class Capitals:
+    """How often the notes write each word of ``CASE_LETTERS`` letters or more past a sentence's first word
+    (``seen``), and how often capitalised there."""
+
+    seen: Counter[str]
+    capitalised: Counter[str]
+
+    @classmethod
+    def count(cls, texts: Iterable[str]) -> Capitals:
+        seen: Counter[str] = Counter()
+        capitalised: Counter[str] = Counter()
+        for text in texts:
+            for m in WORD.finditer(text):
+                word = m.group(1)
+                if len(word) < CASE_LETTERS:
+                    continue
+                before = text[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
+                if word[0].isupper() and (not before or before[-1:] in ".!?:\n#-"):
+                    continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is
+                key = word.casefold()
+                seen[key] += 1
+                capitalised[key] += word[0].isupper()
+        return cls(seen, capitalised)
+
+    def names(self, min_letters: int = CASE_LETTERS) -> dict[str, int]:
+        """Lower-cased name → how often the notes write it: the words of ``min_letters`` or more they capitalise
+        at least ``NAME_SHARE`` of the time."""
+        return {
+            w: n
+            for w, n in self.seen.items()
+            if len(w) >= min_letters and self.capitalised[w] >= NAME_SHARE * n and w not in STOPWORDS
+        }
+
+    def as_written(self) -> dict[str, bool]:
+        """Word → whether the notes write it as a name, for the words where that tells a question typed without
+        capitals more than everyday English does: every name they write (True), and every word no everyday
+        word list knows that they write in lower case at least ``NAME_SHARE`` of the time ("greatsword": False).
+        A word they write both ways, or never, is left to the word list."""
+        out = dict.fromkeys(self.names(), True)
+        for w, n in self.seen.items():
+            if n - self.capitalised[w] >= NAME_SHARE * n and w not in STOPWORDS and not is_everyday_word(w):
+                out[w] = False
+        return out
