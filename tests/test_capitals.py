@@ -21,6 +21,15 @@ def test_the_notes_say_which_words_are_names():
     assert "party" not in cased and "the" not in cased  # everyday words in lower case tell nothing new
 
 
+def test_a_title_says_nothing_of_names():
+    """A heading capitalises its every word: "The Day of the Raid" makes no name of "raid"."""
+    cased = Capitals.count(
+        ["The Day of the Raid\nA man runs into town, mortally wounded by Grog.", "Lesser Restoration"]
+    )
+    assert "raid" not in cased.as_written() and "restoration" not in cased.as_written()
+    assert cased.as_written()["grog"] is True
+
+
 def test_a_question_typed_without_capitals_reads_the_campaigns_names():
     cased = Capitals.count(NOTES).as_written()
     asked = read_question("did grog get the greatsword?", cased)

@@ -24,18 +24,21 @@ def test_alias_table_from_links():
 
 
 def test_a_saved_table_keeps_the_notes_voice_and_one_saved_before_it_is_read_again(tmp_path):
-    """The table is kept beside the store; one saved before it knew how often the notes say "we" is stale, so the
-    campaign's passages are read again rather than every question taken as asked of a diary."""
+    """The table is kept beside the store; one saved before it knew how often the notes say "we", or which words
+    they capitalise, or by a version that read the notes otherwise, is stale: the campaign's passages are read
+    again rather than every question taken as asked of a diary."""
     import json
 
-    table = AliasTable.from_chunks([chunk("We met the Keeper. He gave us a map.", ("Osiris",), ())])
-    assert table.we_per_thousand == 2000 / 9
+    table = AliasTable.from_chunks([chunk("We met the Keeper. He gave us a map, and Grog took it.", ("Osiris",), ())])
+    assert table.we_per_thousand == 2000 / 13 and table.cased["grog"] is True
     table.save(tmp_path / "aliases.json", count=1)
-    assert AliasTable.load(tmp_path / "aliases.json", count=1).we_per_thousand == table.we_per_thousand
+    kept = AliasTable.load(tmp_path / "aliases.json", count=1)
+    assert kept.we_per_thousand == table.we_per_thousand and kept.cased == table.cased
     saved = json.loads((tmp_path / "aliases.json").read_text(encoding="utf-8"))
-    del saved["we_per_thousand"]
-    (tmp_path / "aliases.json").write_text(json.dumps(saved), encoding="utf-8")
-    assert AliasTable.load(tmp_path / "aliases.json", count=1) is None
+    for stale in ({"we_per_thousand": None}, {"cased": None}, {"format": saved["format"] - 1}):
+        old = {k: v for k, v in (saved | stale).items() if v is not None}
+        (tmp_path / "aliases.json").write_text(json.dumps(old), encoding="utf-8")
+        assert AliasTable.load(tmp_path / "aliases.json", count=1) is None, stale
 
 
 def ranked(texts: list[str]) -> list[Hit]:

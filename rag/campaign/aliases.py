@@ -23,6 +23,7 @@ from rag.names import norm_words
 
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
 MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
+FORMAT = 2  # how the table is read from the notes: a table saved by another version is rebuilt, not trusted
 
 
 def _key(name: str) -> str:
@@ -88,11 +89,11 @@ class AliasTable:
 
     @classmethod
     def load(cls, path: Path, count: int) -> AliasTable | None:
-        """The table saved for a collection of ``count`` passages, or None (missing, stale, unreadable, or saved
-        by a version that did not keep all it keeps now: then it is rebuilt)."""
+        """The table saved for a collection of ``count`` passages, or None (missing, stale, unreadable, or saved by
+        a version that read the notes otherwise, ``FORMAT``: then it is rebuilt)."""
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
-            if saved.get("count") == count:
+            if saved.get("count") == count and saved.get("format") == FORMAT:
                 return cls.from_names(
                     saved["names"], saved["spellings"], float(saved["we_per_thousand"]), saved["cased"]
                 )
@@ -102,6 +103,7 @@ class AliasTable:
 
     def save(self, path: Path, count: int) -> None:
         saved = {
+            "format": FORMAT,
             "count": count,
             "names": self.names,
             "spellings": self.spellings.names,

@@ -22,10 +22,17 @@ CASE_LETTERS = 3  # shorter words say little: "Vi", "Oz" and "at" alike
 WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 
 
+def _in_title_case(line: str) -> bool:
+    """A line whose every word but the small ones is capitalised and that ends no sentence: a heading, a passage's
+    title, a page's name ("The Day of the Raid", "Lesser Restoration")."""
+    said = [w for w in WORD.findall(line) if len(w) >= CASE_LETTERS and w.casefold() not in STOPWORDS]
+    return bool(said) and all(w[0].isupper() for w in said) and not line.rstrip(" *_").endswith((".", "!", "?"))
+
+
 @dataclass(frozen=True)
 class Capitals:
-    """How often the notes write each word of ``CASE_LETTERS`` letters or more past a sentence's first word
-    (``seen``), and how often capitalised there."""
+    """How often the notes write each word of ``CASE_LETTERS`` letters or more past a sentence's first word and
+    outside titles (``seen``), and how often capitalised there."""
 
     seen: Counter[str]
     capitalised: Counter[str]
@@ -35,16 +42,19 @@ class Capitals:
         seen: Counter[str] = Counter()
         capitalised: Counter[str] = Counter()
         for text in texts:
-            for m in WORD.finditer(text):
-                word = m.group(1)
-                if len(word) < CASE_LETTERS:
-                    continue
-                before = text[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
-                if word[0].isupper() and (not before or before[-1:] in ".!?:\n#-"):
-                    continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is
-                key = word.casefold()
-                seen[key] += 1
-                capitalised[key] += word[0].isupper()
+            for line in text.splitlines():
+                if _in_title_case(line):
+                    continue  # "The Day of the Raid": a title capitalises its every word, names or not
+                for m in WORD.finditer(line):
+                    word = m.group(1)
+                    if len(word) < CASE_LETTERS:
+                        continue
+                    before = line[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
+                    if word[0].isupper() and (not before or before[-1:] in ".!?:#-"):
+                        continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is
+                    key = word.casefold()
+                    seen[key] += 1
+                    capitalised[key] += word[0].isupper()
         return cls(seen, capitalised)
 
     def names(self, min_letters: int = CASE_LETTERS) -> dict[str, int]:
