@@ -138,6 +138,7 @@ def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Questio
     # even one no word list knows
     named = named_in_lower_case(text, subject, cased)
     proper = typed if named == text else question_proper(named)
+    subject = subject or (identity_subject(proper) if named != text else None)  # "what is the underdark?"
     role = asked_role(proper)
     opening = _FIRST_WORD.match(named)
     rest = named[opening.end() :] if opening else named
