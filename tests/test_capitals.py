@@ -15,9 +15,8 @@ def test_the_notes_say_which_words_are_names():
     cased = Capitals.count(NOTES).as_written()
     assert cased["grog"] is True and cased["pike"] is True  # everyday words, but the notes' names
     assert cased["greatsword"] is False  # no everyday word list knows it; the notes write it in lower case
-    assert (
-        "clay" not in cased
-    )  # an everyday word in lower case (a sentence's first word says nothing): left to the list
+    # an everyday word in lower case (a sentence's first word says nothing): left to the word list
+    assert "clay" not in cased
     assert "party" not in cased and "the" not in cased  # everyday words in lower case tell nothing new
 
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from rag.campaign.spelling import Spellings, misspellings, misspelt, name_counts, one_letter_away
+from rag.campaign.capitals import Capitals
+from rag.campaign.spelling import MIN_LETTERS, Spellings, misspellings, misspelt, one_letter_away
 from tests.test_retrieval import indexed
 
 ELIAS = {
@@ -13,6 +14,11 @@ ELIAS = {
     "Session 18.md": "# Session Start\n## Road\n- The party walks to the river and counts the blood on the road, "
     "which looks like a bloom of red flowers.\n",
 }
+
+
+def name_counts(texts) -> dict[str, int]:
+    """The names the spelling stage respells (``AliasTable.from_chunks``)."""
+    return Capitals.count(texts).names(MIN_LETTERS)
 
 
 def test_the_notes_names_are_the_words_they_capitalise():

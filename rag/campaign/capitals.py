@@ -22,10 +22,10 @@ CASE_LETTERS = 3  # shorter words say little: "Vi", "Oz" and "at" alike
 WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
 
 
-def _in_title_case(line: str) -> bool:
+def _in_title_case(line: str, words: list[str]) -> bool:
     """A line whose every word but the small ones is capitalised and that ends no sentence: a heading, a passage's
     title, a page's name ("The Day of the Raid", "Lesser Restoration")."""
-    said = [w for w in WORD.findall(line) if len(w) >= CASE_LETTERS and w.casefold() not in STOPWORDS]
+    said = [w for w in words if w.casefold() not in STOPWORDS]
     return bool(said) and all(w[0].isupper() for w in said) and not line.rstrip(" *_").endswith((".", "!", "?"))
 
 
@@ -43,12 +43,11 @@ class Capitals:
         capitalised: Counter[str] = Counter()
         for text in texts:
             for line in text.splitlines():
-                if _in_title_case(line):
+                found = [m for m in WORD.finditer(line) if len(m.group(1)) >= CASE_LETTERS]
+                if _in_title_case(line, [m.group(1) for m in found]):
                     continue  # "The Day of the Raid": a title capitalises its every word, names or not
-                for m in WORD.finditer(line):
+                for m in found:
                     word = m.group(1)
-                    if len(word) < CASE_LETTERS:
-                        continue
                     before = line[max(0, m.start() - 6) : m.start()].rstrip(" \"'*_([")  # "talks to [[Elias": "to"
                     if word[0].isupper() and (not before or before[-1:] in ".!?:#-"):
                         continue  # first word of a sentence, a heading or a bullet: capitalised whatever it is

@@ -21,18 +21,12 @@ import re
 from collections.abc import Iterable
 from functools import cached_property
 
-from rag.campaign.capitals import WORD, Capitals
+from rag.campaign.capitals import WORD
 from rag.names import STOPWORDS, is_a_word, typed_without_capitals
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = re.compile(r"[aeiouy]+")
-
-
-def name_counts(texts: Iterable[str]) -> dict[str, int]:
-    """Lower-cased name → how often the notes write it: words of MIN_LETTERS or more that the notes capitalise
-    at least ``NAME_SHARE`` of the time (``rag.campaign.capitals``)."""
-    return Capitals.count(texts).names(MIN_LETTERS)
 
 
 def one_letter_away(word: str) -> set[str]:
