@@ -235,6 +235,7 @@ class Pipeline:
             or (r.spelling_variants and r.mode != "dense")
             or (r.subject_first != "off" and r.mode == "hybrid")
             or (r.party_voice and r.mode != "keyword")  # the table knows the notes' voice
+            or (r.first_mention_weight > 0 and r.mode == "hybrid" and question.by_order)  # and what they name
         )
         aliases = self.aliases(campaign) if needs_names else None  # built from this view's passages only
         embedder = self.embedder_for(self.config.retrieval.mode)

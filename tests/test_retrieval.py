@@ -159,6 +159,15 @@ def test_first_time_questions_rank_the_first_mention_first(kima):
     assert plain.hits[0].chunk.session != 2 and all("first_mention" not in h.scores for h in plain.candidates)
 
 
+def test_a_first_time_question_without_names_asks_after_what_the_notes_write_as_names(kima):
+    """ "When did we first meet lady kima?" shows no name by its capitals; the notes write Lady Kima as one, so she is
+    looked for where she is first named. The notes write the tanner in lower case: no first mention is looked for."""
+    search = kima.with_settings({"retrieval.mode": "hybrid", "retrieval.k": 3}).search
+    top = search("When did we first meet lady kima?").hits[0]
+    assert top.chunk.session == 2 and top.ranks["first_mention"] == 1
+    assert all("first_mention" not in h.scores for h in search("When did we first meet the tanner?").candidates)
+
+
 def test_first_mention_keeps_to_the_session_cap_and_to_first_time_questions(kima):
     capped = kima.with_settings({"retrieval.mode": "hybrid"}).search(
         "When did we first meet Lady Kima?", filters=Filters(session_max=1)

@@ -123,9 +123,6 @@ class AliasTable:
         alternatives = sorted(self._owner, key=len, reverse=True)  # longest name wins
         self._pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(a) for a in alternatives) + r")(?!\w)")
 
-    def __len__(self) -> int:
-        return len(self.names)
-
     @cached_property
     def words(self) -> frozenset[str]:
         """Every word of every name the table knows the notes to write (pages, aliases, capitalised words),

@@ -2,8 +2,8 @@
 
 Word matching cannot answer such questions: the passage that introduces a character rarely says "first",
 and later sessions name the character far more often, so the first stages rank them higher. This stage
-asks the store for the earliest session note that names each name in the question (capitalised, or in a
-lower-case question, spelt with a capital in the notes), and offers that note's first passages naming it
+asks the store for the earliest session note that names each name in the question (capitalised, or, where the
+question shows none, a word the campaign's notes write as a name), and offers that note's first passages naming it
 as one more ranked list for the fusion.
 
 Which name: the one whose first mention is latest. "When did Vox Machina first meet Clarota?" names the
@@ -24,6 +24,7 @@ is earliest ("When did Vox Machina last see Kima?": the party is named to the en
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from rag.models import Chunk, Filters
 from rag.names import STOPWORDS, norm
@@ -40,9 +41,7 @@ PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank fi
 MAX_PROBES = 8  # each probe looks only before the earliest mention found so far
 PASSAGES = 3  # passages of the first note offered (in note order)
 NO_SESSION_BELOW = -1e9  # a lower bound every session number passes
-CASE_SAMPLE = 20  # passages read to see how the notes spell a word
-NAME_SHARE = 0.8  # a word capitalised this often in the notes is a name
-# Never what a lower-case first-time question is about: words without content, and the question's own frame.
+# Never what a first-time question without names is about: words without content, and the question's own frame.
 _FRAME = (
     "first earliest last latest recently time times meet met meeting see saw seen encounter encountered appear appeared hear heard "
     "mention mentioned introduce introduced show showed run ran come came across learn learned find found "
@@ -51,14 +50,14 @@ _FRAME = (
 COMMON = STOPWORDS | frozenset(_FRAME.split())
 
 
-def subjects(store: Store, collection: str, question: Question, view: str = "player") -> list[str]:
-    """What a first-time question is about: its capitalised names. A question typed in lower case gets
-    its names back from the notes' own spelling: a word the notes nearly always capitalise is a name, and
-    neighbouring name words make one name ("vox machina")."""
+def subjects(question: Question, cased: Mapping[str, bool]) -> list[str]:
+    """What a first-time question is about: its names. One that shows none ("When did we first meet the keeper?")
+    is about the words the campaign's notes write as names (``cased``: ``AliasTable.cased``, counted once at index
+    time by ``rag.campaign.capitals``), neighbouring name words making one name ("vox machina")."""
     if question.names:
         return list(dict.fromkeys(question.names))
     words = question.normed.split()
-    proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and _capitalised(store, collection, w, view)}
+    proper = {w for w in set(words) if len(w) >= 3 and w not in COMMON and cased.get(w)}
     phrases, run = [], []
     for word in [*words, ""]:
         if word in proper:
@@ -67,13 +66,6 @@ def subjects(store: Store, collection: str, question: Question, view: str = "pla
             phrases.append(" ".join(run))
             run = []
     return list(dict.fromkeys(phrases))
-
-
-def _capitalised(store: Store, collection: str, word: str, view: str) -> bool:
-    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-    sample = store.keyword_search(collection, word, CASE_SAMPLE, Filters(view=view))
-    spelt = [m.group(0) for c, _ in sample for m in pattern.finditer(c.text)]
-    return bool(spelt) and sum(s[0].isupper() for s in spelt) >= NAME_SHARE * len(spelt)
 
 
 def _key(chunk: Chunk) -> tuple:
@@ -113,15 +105,17 @@ def end_mention(
     return best
 
 
-def mention_passages(store: Store, collection: str, question: Question, filters: Filters) -> list[Chunk]:
+def mention_passages(
+    store: Store, collection: str, question: Question, filters: Filters, cased: Mapping[str, bool]
+) -> list[Chunk]:
     """For a first-time question, the first passages naming its newest name, from its earliest note; for a
     last-time question, the last passages naming its name last seen earliest, from its latest note (latest first);
-    [] for other questions, or names the notes never mention."""
+    [] for other questions, or names the notes never mention. ``cased``: which words the notes write as names."""
     last = question.last_mention
     if not (last or question.first_mention):
         return []
     ends = []
-    for name in subjects(store, collection, question, filters.view):
+    for name in subjects(question, cased):
         chunk = end_mention(store, collection, name, filters, last)
         if chunk is not None:
             ends.append((_key(chunk), name, chunk))

@@ -166,7 +166,7 @@ class Retriever:
         rerank = best.scores.get("rerank") if best is not None else None
         verdict = self.reranker.verdict(rerank) if self.reranker is not None and rerank is not None else None
         unknown = (
-            unknown_names(question, candidates, self.aliases.words if self.aliases else frozenset())
+            unknown_names(question, candidates, self.aliases.words if self.aliases is not None else frozenset())
             if mode != "dense"
             else []
         )
@@ -226,7 +226,7 @@ class Retriever:
     def _stage_texts_for(self, query: str, mode: str, question: Question) -> dict[str, str]:
         stages = {"dense": self._in_the_notes_voice(query), "keyword": query}
         other_names = []
-        if self.config.retrieval.alias_expansion and self.aliases:
+        if self.config.retrieval.alias_expansion and self.aliases is not None:
             other_names += self.aliases.expand(query)
         if self._searches_spellings(mode):  # "Ellias" also finds "Elias"
             other_names += self.aliases.spellings.variants(query)
@@ -255,7 +255,8 @@ class Retriever:
                 rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
             elif stage == "first_mention":  # score: 1 for the first (or last) passage naming it, 1/2 for the next…
                 if self._first_mentions is None:
-                    self._first_mentions = mention_passages(self.store, self.collection, question, filters)
+                    cased = self.aliases.cased if self.aliases is not None else {}
+                    self._first_mentions = mention_passages(self.store, self.collection, question, filters, cased)
                 found = self._first_mentions
                 rankings[stage] = [(c, 1.0 / i) for i, c in enumerate(found, start=1)]
             else:
