@@ -105,3 +105,35 @@ def test_a_phrasing_adds_to_what_the_question_found_and_never_replaces_its_score
     assert a.scores == {"keyword": 2.0, "fused": 0.50} and a.score == 0.50
     assert "keyword" not in c.scores and c.scores["expansion"] == c.score == 0.2 * 0.55
     assert [h.rank for h in merged] == [h.ranks["first_stage"] for h in merged] == [1, 2, 3]
+
+
+# What the demo's notes make of the alias table, for each format: a change to how the table reads the notes changes
+# the digest, and a player's saved table would then be trusted though it was read otherwise
+TABLE_DIGESTS = {2: "bed450d0b07c8d8e"}
+
+
+def test_a_table_read_otherwise_has_a_format_of_its_own():
+    """``aliases.FORMAT`` is what makes a saved table be read again after an upgrade. Nothing but this test notices
+    when the counting changes and the format does not: raise ``FORMAT`` and pin the new digest beside the old."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from rag.campaign import aliases
+
+    notes = sorted((Path(__file__).resolve().parent.parent / "data" / "demo" / "notes").rglob("*.md"))
+    assert len(notes) >= 10
+    links = [chunk("The Keeper spoke.", ("Osiris",), (("the Keeper", "Osiris"),))]
+    table = AliasTable.from_chunks([chunk(n.read_text(encoding="utf-8"), (), ()) for n in notes] + links)
+    read = {
+        "names": table.names,
+        "spellings": table.spellings.names,
+        "we_per_thousand": round(table.we_per_thousand, 6),
+        "cased": table.cased,
+    }
+    digest = hashlib.sha256(json.dumps(read, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+    assert len(set(TABLE_DIGESTS.values())) == len(TABLE_DIGESTS), "two formats that read the notes alike"
+    assert TABLE_DIGESTS.get(aliases.FORMAT) == digest, (
+        f"the alias table reads the demo's notes otherwise than format {aliases.FORMAT} did (digest {digest}): "
+        "raise aliases.FORMAT and add the digest under it"
+    )
