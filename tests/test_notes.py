@@ -379,6 +379,9 @@ def test_results_are_sorted_and_repeatable(tmp_path):
         ("See [[NPCs/Yorb.md|Yorb]]", "See Yorb", ["Yorb"], []),
         ("![[map.png]]", "", [], []),
         ("Before ![[map.png]] after", "Before after", [], []),
+        # a link typed inside an embed's file name (Obsidian's link suggestions do this): the embed still goes
+        ("> ![[[[Qelline]]'s Newspaper.png]] read", "> read", [], []),
+        ("[[[[Qelline]]'s Newspaper.png]] read", "Qelline's Newspaper.png read", [], []),
         ("a %% hidden %% b", "a b", [], []),
         ("a <!-- hidden --> b", "a b", [], []),
         ("**bold** *italic* __under__ _em_ ~~strike~~ ==mark==", "bold italic under em strike mark", [], []),

@@ -122,7 +122,9 @@ def clean(text: str) -> tuple[str, list[Link]]:
     def wiki(m: re.Match) -> str:
         if m.group(1):  # ![[embed]]: an image or transcluded note, not text of this one
             return ""
-        inner = m.group(2).replace("\\|", "|")
+        # A link typed inside another's target ("![[[[Qelline]]'s Newspaper.png]]", as Obsidian's link
+        # suggestions leave it) was held on the pass before: the outer link reads its text, the inner is no link
+        inner = _PLACEHOLDER.sub(lambda h: slots[int(h.group(1))][0], m.group(2)).replace("\\|", "|")
         target, _, alias = inner.partition("|")
         page = target.strip() if "://" in target else page_name(target)  # Obsidian shows a web address whole
         shown = alias.strip().lstrip("|").strip() or page or target.split("#", 1)[-1].strip()  # "[[A||b]]": b
@@ -130,8 +132,10 @@ def clean(text: str) -> tuple[str, list[Link]]:
             return ""
         return hold(shown, linked_page(target), link=True)
 
-    if "[[" in text:
-        text = _WIKI.sub(wiki, text)
+    while "[[" in text:
+        text, found = _WIKI.subn(wiki, text)
+        if not found:
+            break
 
     def md_link(m: re.Match) -> str:
         shown, url = _strip_emphasis(m.group(1)).strip(), m.group(2).strip()
