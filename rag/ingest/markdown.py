@@ -123,8 +123,9 @@ def clean(text: str) -> tuple[str, list[Link]]:
         if m.group(1):  # ![[embed]]: an image or transcluded note, not text of this one
             return ""
         # A link typed inside another's target ("![[[[Qelline]]'s Newspaper.png]]", as Obsidian's link
-        # suggestions leave it) was held on the pass before: the outer link reads its text, the inner is no link
-        inner = _PLACEHOLDER.sub(lambda h: slots[int(h.group(1))][0], m.group(2)).replace("\\|", "|")
+        # suggestions leave it) was held on the pass before: the outer link reads its text (links of its own are
+        # dropped: the inner one is no link)
+        inner = _restore(m.group(2), slots, is_link)[0].replace("\\|", "|")
         target, _, alias = inner.partition("|")
         page = target.strip() if "://" in target else page_name(target)  # Obsidian shows a web address whole
         shown = alias.strip().lstrip("|").strip() or page or target.split("#", 1)[-1].strip()  # "[[A||b]]": b
