@@ -23,6 +23,18 @@ def test_alias_table_from_links():
     assert AliasTable.from_names(table.names).expand("the KEEPER") == ["Osiris"]
 
 
+def test_a_curled_apostrophe_is_the_one_a_player_types():
+    """Notes written on a phone curl apostrophes; a player types them straight, and either way it is one name."""
+    table = AliasTable.from_chunks(
+        [
+            chunk("They sail to Ank’Harel.", ("Ank’Harel",), (("the City of Ank’Harel", "Ank’Harel"),)),
+            chunk("Ank'Harel again.", (), (("Ank'Harel", "Ank’Harel"),)),  # the same name typed straight
+        ]
+    )
+    assert table.names == {"Ank’Harel": ["Ank’Harel", "the City of Ank’Harel"]}
+    assert table.expand("When did we reach the city of Ank'Harel?") == ["Ank’Harel"]
+
+
 def test_a_saved_table_keeps_the_notes_voice_and_one_saved_before_it_is_read_again(tmp_path):
     """The table is kept beside the store; one saved before it knew how often the notes say "we", or which words
     they capitalise, or by a version that read the notes otherwise, is stale: the campaign's passages are read

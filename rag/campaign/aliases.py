@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from rag.campaign.capitals import Capitals
+from rag.campaign.other_names import key as _key
 from rag.campaign.spelling import MIN_LETTERS, Spellings
 from rag.campaign.voice import we_per_thousand
 from rag.files import INDEX_HINT, write_text
@@ -24,10 +25,6 @@ from rag.names import norm_words
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
 MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
 FORMAT = 2  # how the table is read from the notes: a table saved by another version is rebuilt, not trusted
-
-
-def _key(name: str) -> str:
-    return " ".join(name.casefold().split())
 
 
 @dataclass
@@ -134,7 +131,7 @@ class AliasTable:
         """Names the table knows, found in a search text (a question or a phrasing of it) → their entity."""
         if self._pattern is None:
             return {}
-        folded = " ".join(text.casefold().split())
+        folded = _key(text)
         return {m.group(1): self._owner[m.group(1)] for m in self._pattern.finditer(folded)}
 
     def expand(self, text: str) -> list[str]:

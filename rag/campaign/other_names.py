@@ -37,7 +37,9 @@ _SAME = re.compile(
 
 
 def key(name: str) -> str:
-    return " ".join(name.casefold().split())
+    """A name as compared: case-folded, single-spaced, a typographic apostrophe read as a typed one ("Ank’Harel"
+    and "Ank'Harel" are one name: phones and word processors curl what a keyboard types straight)."""
+    return " ".join(name.casefold().replace("’", "'").split())
 
 
 def own(name: str) -> str:
