@@ -82,6 +82,22 @@ def test_a_question_is_read_once_per_answer(tmp_path, counted_reads):
         pipeline.close()
 
 
+def test_a_question_typed_on_a_phone_is_the_same_question(tmp_path):
+    """Phones curl apostrophes and quotes: "Who’s Vex?" asks what "Who's Vex?" asks, and gets the same answer."""
+    assert read_question("Who’s Vex’s bear?") == read_question("Who's Vex's bear?")
+    assert read_question("What did “the Keeper” say?") == read_question('What did "the Keeper" say?')
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(write_notes(tmp_path / "v", VAULT), "v")
+        curled, straight = (
+            pipeline.answer(q, "v") for q in ("Which bear did Vex’s party tame?", "Which bear did Vex's party tame?")
+        )
+        assert (curled.text, curled.citations) == (straight.text, straight.citations)
+    finally:
+        pipeline.close()
+
+
 # -- nothing outside rag/question reads question text ------------------------------------------------------
 
 LIBRARY = [p for p in (ROOT / "rag").rglob("*.py") if "question" not in p.relative_to(ROOT / "rag").parts[:1]]

@@ -125,10 +125,17 @@ def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool
     return _TYPED_WORD.sub(capitalised, text)
 
 
+# A phone or a word processor curls what a keyboard types straight: "Who’s Scanlan?" is "Who's Scanlan?"
+_AS_TYPED = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
+
+
 def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Question:
     """Read a question once. Cheap (tens of microseconds; the first one typed without capitals loads a word list,
     ``named_in_lower_case``): a pure function of the text and, for a question typed without capitals, of the
-    campaign's ``cased`` words (``named_in_lower_case``)."""
+    campaign's ``cased`` words (``named_in_lower_case``). Its quotes and apostrophes are read as typed on a
+    keyboard (``text`` holds them so), so a question asked from a phone is read, searched and answered as the same
+    question typed at a desk."""
+    text = text.translate(_AS_TYPED)
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
     typed = question_proper(text)
