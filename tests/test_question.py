@@ -82,10 +82,18 @@ def test_a_question_is_read_once_per_answer(tmp_path, counted_reads):
         pipeline.close()
 
 
-def test_a_question_typed_on_a_phone_is_the_same_question(tmp_path):
-    """Phones curl apostrophes and quotes: "Who’s Vex?" asks what "Who's Vex?" asks, and gets the same answer."""
+def test_a_question_typed_on_a_phone_or_in_capitals_is_the_same_question(tmp_path):
+    """Phones curl apostrophes and quotes: "Who’s Vex?" asks what "Who's Vex?" asks, and gets the same answer; so
+    does a question typed in capitals."""
     assert read_question("Who’s Vex’s bear?") == read_question("Who's Vex's bear?")
     assert read_question("What did “the Keeper” say?") == read_question('What did "the Keeper" say?')
+    assert (
+        read_question("WHO GAVE US THE MAP?")
+        == read_question("Who Gave Us The Map?")
+        == read_question("who gave us the map?")
+    )
+    for as_typed in ("Who is Lady Kima?", "What happened at The Pig Pits?", "Vox Machina?", "Who is the BBEG?"):
+        assert read_question(as_typed).text == as_typed  # capitals that say what it names
     config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake"})
     pipeline = Pipeline(config)
     try:
@@ -94,6 +102,12 @@ def test_a_question_typed_on_a_phone_is_the_same_question(tmp_path):
             pipeline.answer(q, "v") for q in ("Which bear did Vex’s party tame?", "Which bear did Vex's party tame?")
         )
         assert (curled.text, curled.citations) == (straight.text, straight.citations)
+        # caps lock, or every word capitalised: the capitals say nothing, and the question is read as a chat is
+        chat = pipeline.answer("which bear did vex tame?", "v")
+        for shouted in ("WHICH BEAR DID VEX TAME?", "Which Bear Did Vex Tame?"):
+            answer = pipeline.answer(shouted, "v")
+            assert (answer.text, answer.citations) == (chat.text, chat.citations), shouted
+        assert "Trinket" in chat.text and not chat.refused
     finally:
         pipeline.close()
 

@@ -13,7 +13,17 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rag.names import STOPWORDS, content_words, is_everyday_word, names, norm, terms, typed_without_capitals, words
+from rag.names import (
+    STOPWORDS,
+    case_read,
+    content_words,
+    is_everyday_word,
+    names,
+    norm,
+    terms,
+    typed_without_capitals,
+    words,
+)
 from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
@@ -134,8 +144,9 @@ def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Questio
     ``named_in_lower_case``): a pure function of the text and, for a question typed without capitals, of the
     campaign's ``cased`` words (``named_in_lower_case``). Its quotes and apostrophes are read as typed on a
     keyboard (``text`` holds them so), so a question asked from a phone is read, searched and answered as the same
-    question typed at a desk."""
-    text = text.translate(_AS_TYPED)
+    question typed at a desk; one whose capitals say nothing (all capitals, every word capitalised) is read in lower
+    case (``rag.names.case_read``)."""
+    text = case_read(text.translate(_AS_TYPED))
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
     typed = question_proper(text)
