@@ -40,6 +40,7 @@ from rag.question.kinds import (
     identity_subject,
     question_proper,
     question_words,
+    unframed,
 )
 from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
 from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer, done_to
@@ -145,8 +146,8 @@ def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Questio
     campaign's ``cased`` words (``named_in_lower_case``). Its quotes and apostrophes are read as typed on a
     keyboard (``text`` holds them so), so a question asked from a phone is read, searched and answered as the same
     question typed at a desk; one whose capitals say nothing (all capitals, every word capitalised) is read in lower
-    case (``rag.names.case_read``)."""
-    text = case_read(text.translate(_AS_TYPED))
+    case (``rag.names.case_read``); a request around it ("Can you tell me who…?") is left out (``unframed``)."""
+    text = unframed(case_read(text.translate(_AS_TYPED)))
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
     typed = question_proper(text)
