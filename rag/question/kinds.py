@@ -219,12 +219,28 @@ def _straight(clause: str) -> str:
     return clause
 
 
+# "Where'd we find the map?" asks "Where did we find the map?"; "'d" before these is "would" or "had" ("Who'd have
+# known?"), and a question word's "'s" is read by the patterns as it is ("Who's Kima?")
+_CONTRACTED_ASKING = re.compile(
+    rf"\b({'|'.join((*WH_WORDS, 'whose'))})'(?:(d)(?!\s+(?:have|had|be|been|like|rather|love|want)\b)|(re|ve|ll))\b",
+    re.I,
+)
+_SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
+
+
+def _spelt_out(question: str) -> str:
+    return _CONTRACTED_ASKING.sub(
+        lambda m: f"{m.group(1)} {_SPELT_OUT[(m.group(2) or m.group(3)).casefold()]}", question
+    )
+
+
 def unframed(question: str) -> str:
     """The question a request or a word of chat frames, as asked straight: "Can you tell me who gave us the map?"
-    and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where Kima was
-    held?", "Who was it that gave us the map?" → "Who gave us the map?". A question with capitals keeps them and
-    opens with one; one typed without any stays so (``typed_without_capitals``). The question itself when nothing
-    frames it."""
+    and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where was Kima
+    held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction spelt out
+    ("Where'd we find it?" → "Where did we find it?"). A question with capitals keeps them and opens with one; one
+    typed without any stays so (``typed_without_capitals``). The question itself when nothing frames it."""
+    question = _spelt_out(question)
     frame = _FRAMED.match(question)
     asked = _straight(question[frame.end() :]) if frame and frame.end() else question
     asked = _CLEFT.sub(r"\1 ", asked)
