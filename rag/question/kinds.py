@@ -43,12 +43,15 @@ _RECAP = re.compile(
     r"^\W*(?:so\s+)?(?:what\s+(?:happened|happens|went\s+(?:on|down)|did\s+"
     rf"{_US}\s+do)"
     r"|(?:give\s+(?:me|us)\s+)?(?:a\s+)?(?:recap|summary)(?:\s+of)?|summari[sz]e)"
-    r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)\W*$",
+    r"\s+(?:(?:in|during|at|of|on)\s+)?(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)"
+    r"(?:\s+please)?\W*$",
     re.I,
 )
 # "Where did we leave off?", "How did last session end?": asked at the start of every game, it wants how the last
 # session (or the one named) ended, so its answer is that session's last story lines (rag.campaign.recap)
 _ONE_SESSION = r"(?:the\s+)?(?:(?:last|previous|latest)\s+(?:session|game|time)|session\s+\d+(?:\.\d+)?)"
+# "Session 3 recap", "last session summary": the session named first
+_RECAP_AFTER = re.compile(rf"^\W*{_ONE_SESSION}(?:['’]s)?\s+(?:recap|summary)(?:\s+please)?\W*$", re.I)
 _ENDING = re.compile(
     rf"^\W*(?:so\s+)?(?:where\s+(?:did|do|had)\s+{_US}\s+"
     r"(?:leave\s+off|left\s+off|stop|stopped|end|end\s+up|ended|finish|finished)"
@@ -62,6 +65,7 @@ _ENDING = re.compile(
 _NO_THING = r"else\b"
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
+    ("recap", _RECAP_AFTER),
     ("recap", _ENDING),
     ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),

@@ -24,7 +24,7 @@ _POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that pl
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
 # "in session 5", "recap session 5", "how did session 5 end", or "(…, session 5)" as a follow-up rewrite carries it
 _IN_SESSION = re.compile(
-    r"(?:\b(?:in|during|at|of|from|did|recap|summari[sz]e)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b",
+    r"(?:^\W*(?:the\s+)?|\b(?:in|during|at|of|from|did|recap|summari[sz]e)\s+|[(,]\s*)(?:session|episode)\s+(\d+(?:\.\d+)?)\b",
     re.IGNORECASE,
 )
 
@@ -71,7 +71,7 @@ def session_mentions(question: str) -> tuple[str, ...]:
 
 
 def sessions_named(question: str) -> tuple[float, ...]:
-    """The sessions a question asks about by number ("What happened in session 5?")."""
+    """The sessions a question asks about by number ("What happened in session 5?", "Session 5 recap")."""
     return tuple(float(m.group(1)) for m in _IN_SESSION.finditer(question))
 
 
