@@ -112,6 +112,13 @@ def test_a_question_typed_on_a_phone_or_in_capitals_is_the_same_question(tmp_pat
         pipeline.close()
 
 
+def test_a_possessive_typed_without_its_apostrophe_is_read_by_the_campaigns_names():
+    """ "whats the name of vexs bear": the notes write Vex as a name and never "vexs", so it is Vex's bear."""
+    read = read_question("whats the name of vexs bear", {"vex": True, "bear": False})
+    assert read.names == ("Vex",) and read.attribute == Attribute(shape="name", thing="bear", owner="Vex")
+    assert read_question("whats the name of vexs bear", {"vexs": True}).names == ("Vexs",)  # a name of its own
+
+
 # -- nothing outside rag/question reads question text ------------------------------------------------------
 
 LIBRARY = [p for p in (ROOT / "rag").rglob("*.py") if "question" not in p.relative_to(ROOT / "rag").parts[:1]]

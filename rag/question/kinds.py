@@ -232,7 +232,12 @@ _CONTRACTED_ASKING = re.compile(
 _SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
 
 
+# "whos", "whats", "wheres": a question word's "'s" typed without its apostrophe, as a chat often is
+_NO_APOSTROPHE = re.compile(r"\b(who|what|where|when|how|why)s\b", re.I)
+
+
 def _spelt_out(question: str) -> str:
+    question = _NO_APOSTROPHE.sub(r"\1's", question)
     return _CONTRACTED_ASKING.sub(
         lambda m: f"{m.group(1)} {_SPELT_OUT[(m.group(2) or m.group(3)).casefold()]}", question
     )

@@ -128,6 +128,8 @@ def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool
 
     def capitalised(m: re.Match[str]) -> str:
         word = m.group(0)
+        if word not in cased and word.endswith("s") and cased.get(word[:-1]):  # "vexs bear": Vex's, typed without
+            return f"{word[:-1].capitalize()}'s"  # its apostrophe, as a chat is (the notes never write "vexs")
         as_written = cased.get(word)
         if as_written is None:
             as_written = len(word) >= LOWER_CASE_NAME_LETTERS and word not in STOPWORDS and not is_everyday_word(word)
