@@ -24,7 +24,7 @@ from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
 from rag.names import names
 from rag.question import Question, read_question
-from rag.question.turns import session_mentions
+from rag.question.turns import asked_of, session_mentions
 from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
@@ -110,7 +110,8 @@ def holds_evidence(signals: dict[str, float], support: float | None, note: str |
 
 def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any. Only questions that lean on the past (``Question.leans_back``) are touched."""
+    that had any; "Who is she?" of one name is asked of it ("Who is Kima?", ``asked_of``). Only questions that lean
+    on the past (``Question.leans_back``) are touched."""
     if not history or not question.leans_back:
         return question.text, []
     own = {n.casefold() for n in question.names}
@@ -119,6 +120,8 @@ def offline_rewrite(question: Question, history: History) -> tuple[str, list[str
         if not question.session_mentions:
             carried += list(session_mentions(previous))
         carried = list(dict.fromkeys(carried))
+        if len(carried) == 1 and (asked := asked_of(question.text, carried[0])):
+            return asked, carried
         if carried:
             return f"{question.text.rstrip()} ({', '.join(carried)})", carried
     return question.text, []

@@ -307,6 +307,13 @@ def test_offline_rewrite_carries_names_and_session():
     assert carried == ["Foreman Herris", "Vox Machina", "session 2"]
     assert question.startswith("And what did he warn them about?")
     assert offline_rewrite(read_question("Who is Grog?"), history) == ("Who is Grog?", [])  # standalone: untouched
+    kima = [("What about Kima?", "Kima backs down. [Session 6 · Part 2]")]
+    assert offline_rewrite(read_question("Who is she?"), kima) == ("Who is Kima?", ["Kima"])  # asked of her
+    assert offline_rewrite(read_question("who's she again?"), kima) == ("who's Kima again?", ["Kima"])
+    assert (
+        offline_rewrite(read_question("Who is she?"), history)[0]
+        == "Who is she? (Foreman Herris, Vox Machina, session 2)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,9 @@ _GOES_ON = re.compile(
     r"and then|why|how)\b\W*$|^\W*(and|but|so|also|then|what about|how about|after that|afterwards)\b",
     re.IGNORECASE,
 )
-_PRONOUN_SUBJECT = re.compile(rf"^\W*(he|she|they|it)\b|\b{AUXILIARIES}\s+(he|she|they|it)\b", re.IGNORECASE)
+_PRONOUN_SUBJECT = re.compile(
+    rf"^\W*(he|she|they|it)\b|(?:\b{AUXILIARIES}\s+|\b(?:who|what|where)['’]s\s+)(he|she|they|it)\b", re.IGNORECASE
+)
 _POINTS_BACK = re.compile(r"\b(him|them)\b|\bher\s*[?.!]*$|\b(there|then|that place|the same)\s*[?.!]*$", re.I)
 _SESSION = re.compile(r"\b(?:session|episode)\s+\d+(?:\.\d+)?\b", re.IGNORECASE)
 # "in session 5", "recap session 5", "how did session 5 end", or "(…, session 5)" as a follow-up rewrite carries it
@@ -63,6 +65,20 @@ def leans_on_last_turn(question: str) -> bool:
     if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
         return True
     return bool(_POINTS_BACK.search(question)) and not names(question)
+
+
+# "Who is she?", "Who's he again?": someone asked about by a pronoun alone
+_WHO_IS_PRONOUN = re.compile(
+    r"^(\W*who(?:['’]s|\s+(?:is|was|are|were))\s+)(?:he|she|they|him|her|them)(\s*(?:again|now|exactly)?\W*)$", re.I
+)
+
+
+def asked_of(question: str, name: str) -> str | None:
+    """ "Who is she?" asked of the one name the last turn gave ("Who is Kima?"): a question of its own, read and
+    answered as one ("Who is X?" quotes who X is), not "Who is she? (Kima)", which asks for a person. None for any
+    other question."""
+    m = _WHO_IS_PRONOUN.match(question)
+    return f"{m.group(1)}{name}{m.group(2)}" if m else None
 
 
 def session_mentions(question: str) -> tuple[str, ...]:
