@@ -183,6 +183,12 @@ _REQUEST = (
     r")(?:\s+again)?\b[\s,:;-]*"
 )
 _FRAMED = re.compile(rf"^\W*(?:{_CHAT})*(?:{_REQUEST})?(?=(?:{'|'.join((*WH_WORDS, 'whose'))})\b)", re.I)
+# "Who gave us the map, thanks!", "…please", "…lol": words of chat after the question ask nothing. Typed in lower
+# case (a capital is a name: "Who is Ty?"), and thanks only after a mark ("Who said thank you?" asks who did)
+_CHAT_AFTER = re.compile(
+    r"(?:\s*[,;:!.?-]\s*(?:[Pp]lease|[Tt]hanks|[Tt]hank\s+you|thx|ty|:\)|:p)|\s+(?:please|pls|plz|lol|lmao|haha+|btw|xd|:\)|:p))+"
+    r"[\s!.?]*$"
+)
 # "Who was it that gave us the map?" asks "Who gave us the map?"
 _CLEFT = re.compile(r"^(\W*who)\s+(?:was|is)\s+it\s+(?:that|who)\s+(?=[a-z])", re.I)
 
@@ -247,11 +253,13 @@ def unframed(question: str) -> str:
     """The question a request or a word of chat frames, as asked straight: "Can you tell me who gave us the map?"
     and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where was Kima
     held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction spelt out
-    ("Where'd we find it?" → "Where did we find it?"). A question with capitals keeps them and opens with one; one
-    typed without any stays so (``typed_without_capitals``). The question itself when nothing frames it."""
+    ("Where'd we find it?" → "Where did we find it?"), and words of chat after it left out ("…, thanks!"). A
+    question with capitals keeps them and opens with one; one typed without any stays so
+    (``typed_without_capitals``). The question itself when nothing frames it."""
     question = _spelt_out(question)
-    frame = _FRAMED.match(question)
-    asked = _straight(question[frame.end() :]) if frame and frame.end() else question
+    asked = _CHAT_AFTER.sub("", question)
+    frame = _FRAMED.match(asked)
+    asked = _straight(asked[frame.end() :]) if frame and frame.end() else asked
     asked = _CLEFT.sub(r"\1 ", asked)
     if asked == question:
         return question
