@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, AUXILIARY_WORDS, NAME_PARTICLES, STOPWORDS, typed_without_capitals
+from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS, typed_without_capitals
 
 # The players' own group as questions name it ("What did the party do last session?", "Who hired the party?"): notes
 # call it by its name ("Vox Machina…"), so a question naming it names no one in particular
@@ -170,101 +170,6 @@ _OPENS_QUESTION = re.compile(
 _ASKING = "|".join((*WH_WORDS, "whose"))
 _SCENE_THEN_QUESTION = re.compile(rf"[,:;]\s*(?=(?:{_ASKING})\b)", re.I)
 _NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{_ASKING}|{AUXILIARIES})\b)", re.I)
-
-
-# A request or a word of chat around a question asks the question: "Can you tell me who gave us the map?",
-# "Remind me where Kima was held", "Do you remember when we met Osiris?", "So who gave us the map?"
-_CHAT = r"(?:so|ok|okay|hey|hi|oh|um+|uh+|hmm+|well|right|quick question|question|please)\b[\s,:;!.-]*"
-_REQUEST = (
-    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:tell|remind|show)\s+(?:me|us)"
-    r"|(?:do|does)\s+(?:you|u|anyone|anybody)\s+(?:know|remember|recall)"
-    r"|(?:please\s+)?(?:tell|remind|show)\s+(?:me|us)"
-    r"|i\s+(?:forgot|forget|wonder|(?:can't|cannot|don't|do not)\s+(?:remember|recall))"
-    r")(?:\s+again)?\b[\s,:;-]*"
-)
-_FRAMED = re.compile(rf"^\W*(?:{_CHAT})*(?:{_REQUEST})?(?=(?:{'|'.join((*WH_WORDS, 'whose'))})\b)", re.I)
-# "Who gave us the map, thanks!", "…please", "…lol": words of chat after the question ask nothing. Typed in lower
-# case (a capital is a name: "Who is Ty?"), and thanks only after a mark ("Who said thank you?" asks who did)
-_CHAT_AFTER = re.compile(
-    r"(?:\s*[,;:!.?-]\s*(?:[Pp]lease|[Tt]hanks|[Tt]hank\s+you|thx|ty|:\)|:p)|\s+(?:please|pls|plz|lol|lmao|haha+|btw|xd|:\)|:p))+"
-    r"[\s!.?]*$"
-)
-# "Who was it that gave us the map?" asks "Who gave us the map?"
-_CLEFT = re.compile(r"^(\W*who)\s+(?:was|is)\s+it\s+(?:that|who)\s+(?=[a-z])", re.I)
-
-
-_EMBEDDED = re.compile(
-    rf"(\W*(?:{'|'.join((*WH_WORDS, 'whose', 'whom'))})(?:\s+(?:much|many|long|often|old|far))?)\s+(.+)", re.I
-)
-
-
-_ASKS_WHICH = re.compile(r"\W*(?:which|whose|what|how\s+(?:much|many))", re.I)  # a noun may come with it
-
-
-def _straight(clause: str) -> str:
-    """An embedded question in a question's word order, the auxiliary before its subject: "where Kima was held" →
-    "where was Kima held", "when we first met Clarota" → "when did we first meet Clarota", "what Vex wants" → "what
-    does Vex want". One whose question word is its subject ("who gave us the map") is in that order already, and one
-    whose verb is not found (lemminflect's past or third-person form) is left as it is."""
-    from lemminflect import getAllInflections, getAllLemmas
-
-    m = _EMBEDDED.match(clause)
-    if not m:
-        return clause
-    wh, said = m.group(1), m.group(2).split()
-    if _ASKS_WHICH.fullmatch(wh.strip()) and len(said) > 2 and said[0].islower() and said[0] not in STOPWORDS:
-        wh, said = f"{wh} {said[0]}", said[1:]  # "which bear Vex tamed", "how many duergar we killed"
-    first = said[0].casefold()
-    if first in AUXILIARY_WORDS or said[0].islower() and getAllLemmas(first).get("VERB"):
-        return clause  # "who gave us the map", "where was Kima held"; a name is no verb ("what Vex wants")
-    for i, word in enumerate(said[1:], 1):
-        bare = word.casefold().strip(",.;:!?")
-        if bare in AUXILIARY_WORDS:
-            return " ".join([wh, bare, *said[:i], *said[i + 1 :]])
-        for lemma in getAllLemmas(bare).get("VERB", ())[:1]:
-            forms = getAllInflections(lemma, upos="VERB")
-            for tag, auxiliary in (("VBD", "did"), ("VBZ", "does")):
-                if bare in forms.get(tag, ()) and bare != lemma:
-                    return " ".join([wh, auxiliary, *said[:i], word.casefold().replace(bare, lemma), *said[i + 1 :]])
-    return clause
-
-
-# "Where'd we find the map?" asks "Where did we find the map?"; "'d" before these is "would" or "had" ("Who'd have
-# known?"), and a question word's "'s" is read by the patterns as it is ("Who's Kima?")
-_CONTRACTED_ASKING = re.compile(
-    rf"\b({'|'.join((*WH_WORDS, 'whose'))})'(?:(d)(?!\s+(?:have|had|be|been|like|rather|love|want)\b)|(re|ve|ll))\b",
-    re.I,
-)
-_SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
-
-
-# "whos", "whats", "wheres": a question word's "'s" typed without its apostrophe, as a chat often is
-_NO_APOSTROPHE = re.compile(r"\b(who|what|where|when|how|why)s\b", re.I)
-
-
-def _spelt_out(question: str) -> str:
-    question = _NO_APOSTROPHE.sub(r"\1's", question)
-    return _CONTRACTED_ASKING.sub(
-        lambda m: f"{m.group(1)} {_SPELT_OUT[(m.group(2) or m.group(3)).casefold()]}", question
-    )
-
-
-def unframed(question: str) -> str:
-    """The question a request or a word of chat frames, as asked straight: "Can you tell me who gave us the map?"
-    and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where was Kima
-    held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction spelt out
-    ("Where'd we find it?" → "Where did we find it?"), and words of chat after it left out ("…, thanks!"). A
-    question with capitals keeps them and opens with one; one typed without any stays so
-    (``typed_without_capitals``). The question itself when nothing frames it."""
-    question = _spelt_out(question)
-    asked = _CHAT_AFTER.sub("", question)
-    frame = _FRAMED.match(asked)
-    asked = _straight(asked[frame.end() :]) if frame and frame.end() else asked
-    asked = _CLEFT.sub(r"\1 ", asked)
-    if asked == question:
-        return question
-    asked = asked.rstrip(" .!") + ("" if asked.rstrip().endswith("?") else "?")
-    return asked[:1].upper() + asked[1:] if not question.islower() else asked
 
 
 def question_proper(question: str) -> str:

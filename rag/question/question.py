@@ -40,9 +40,9 @@ from rag.question.kinds import (
     identity_subject,
     question_proper,
     question_words,
-    unframed,
 )
 from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
+from rag.question.typed import unframed
 from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer, done_to
 
 _FIRST_WORD = re.compile(r"\W*\S+")
