@@ -14,7 +14,7 @@ from rag.question.kinds import WH_WORDS
 
 # A request or a word of chat around a question asks the question: "Can you tell me who gave us the map?",
 # "Remind me where Kima was held", "Do you remember when we met Osiris?", "So who gave us the map?"
-_CHAT = r"(?:so|ok|okay|hey|hi|oh|um+|uh+|hmm+|well|right|quick question|question|please)\b[\s,:;!.-]*"
+_CHAT = r"(?:so|ok|okay|hey|hi|oh|um+|uh+|hmm+|well|right|wait|btw|quick question|question|please)\b[\s,:;!.-]*"
 _REQUEST = (
     r"(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:tell|remind|show)\s+(?:me|us)"
     r"|(?:do|does)\s+(?:you|u|anyone|anybody)\s+(?:know|remember|recall)"
