@@ -155,22 +155,6 @@ def _stemmer():
     return _local.stemmer
 
 
-_LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def case_read(text: str) -> str:
-    """The text in lower case when its capitals say nothing of what it names: typed all in capitals (caps lock)
-    or with every word capitalised, small words too ("Who Gave Us The Map?"). Read as typed, such a question
-    names "GAVE US THE MAP" and is refused for it; in lower case it is read as a chat typed without capitals is
-    (``typed_without_capitals``), its names known by how the notes write them. Otherwise the text as typed."""
-    said = _LETTERS.findall(text)
-    if text.isupper() and len(said) > 1:
-        return text.lower()
-    if all(w[0].isupper() for w in said) and any(w.casefold() in STOPWORDS for w in said[1:]):
-        return text.lower()
-    return text
-
-
 def typed_without_capitals(text: str) -> bool:
     """No capital letter at all, as a chat is often typed ("who rules whitestone?"): its capitals say nothing of
     what it names. Not a question whose first letter alone is capitalised: that is how a question naming no one is

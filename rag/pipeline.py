@@ -36,7 +36,6 @@ from rag.ingest.indexing import IndexProgress, IndexReport, Progress, sync_campa
 from rag.llm import LLMClient
 from rag.llm.fallback import FallbackStream, notice, recently_down, remember
 from rag.models import VISIBILITIES, Answer, Chunk, Filters, Hit
-from rag.names import case_read, typed_without_capitals
 from rag.question import Question, read_question
 from rag.rerankers import Reranker, get_reranker
 from rag.rerankers.cross_encoder import resolve_model
@@ -464,13 +463,12 @@ class Pipeline:
         the notes capitalise him, and no Greatsword), read from the player's view of the notes like the rest of the
         alias table; any other question, or one asked before the campaign is indexed, from its text alone."""
 
+        def cased() -> dict[str, bool]:  # asked for only by a question typed without capitals
+            indexed = self.config.collection(campaign) in self.store.collections()
+            return self.aliases(campaign).cased if indexed else {}
+
         def read(text: str) -> Question:
-            if (
-                not typed_without_capitals(case_read(text))
-                or self.config.collection(campaign) not in self.store.collections()
-            ):
-                return read_question(text)
-            return read_question(text, self.aliases(campaign).cased)
+            return read_question(text, cased)
 
         return read
 

@@ -167,9 +167,9 @@ def question_words(question: str) -> frozenset[str]:
 _OPENS_QUESTION = re.compile(
     rf"^\W*(?:(?:who|whose|what|which|how)\b|(?:when|where|why)\s+{AUXILIARIES}\b|{AUXILIARIES}\b)", re.I
 )
-_ASKING = "|".join((*WH_WORDS, "whose"))
-_SCENE_THEN_QUESTION = re.compile(rf"[,:;]\s*(?=(?:{_ASKING})\b)", re.I)
-_NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{_ASKING}|{AUXILIARIES})\b)", re.I)
+ASKING = "|".join((*WH_WORDS, "whose"))  # a question word, as a regex alternation
+_SCENE_THEN_QUESTION = re.compile(rf"[,:;]\s*(?=(?:{ASKING})\b)", re.I)
+_NEXT_QUESTION = re.compile(rf",\s*(?:(?:and|but|or|then)\s+)?(?=(?:{ASKING}|{AUXILIARIES})\b)", re.I)
 
 
 def question_proper(question: str) -> str:

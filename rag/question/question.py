@@ -10,20 +10,10 @@ The patterns live in this package's modules, each beside a table of example ques
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from rag.names import (
-    STOPWORDS,
-    case_read,
-    content_words,
-    is_everyday_word,
-    names,
-    norm,
-    terms,
-    typed_without_capitals,
-    words,
-)
+from rag.names import STOPWORDS, content_words, is_everyday_word, names, norm, terms, typed_without_capitals, words
 from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
@@ -42,7 +32,7 @@ from rag.question.kinds import (
     question_words,
 )
 from rag.question.turns import StoryOrder, leans_on_last_turn, session_mentions, sessions_named, story_order
-from rag.question.typed import unframed
+from rag.question.typed import as_asked
 from rag.question.who import asked_owner_of, asked_role, asked_verbs, asks_doer, done_to
 
 _FIRST_WORD = re.compile(r"\W*\S+")
@@ -138,18 +128,16 @@ def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool
     return _TYPED_WORD.sub(capitalised, text)
 
 
-# A phone or a word processor curls what a keyboard types straight: "Who’s Scanlan?" is "Who's Scanlan?"
-_AS_TYPED = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
-
-
-def read_question(text: str, cased: Mapping[str, bool] | None = None) -> Question:
+def read_question(text: str, cased: Mapping[str, bool] | Callable[[], Mapping[str, bool]] | None = None) -> Question:
     """Read a question once. Cheap (tens of microseconds; the first one typed without capitals loads a word list,
     ``named_in_lower_case``): a pure function of the text and, for a question typed without capitals, of the
-    campaign's ``cased`` words (``named_in_lower_case``). Its quotes and apostrophes are read as typed on a
-    keyboard (``text`` holds them so), so a question asked from a phone is read, searched and answered as the same
-    question typed at a desk; one whose capitals say nothing (all capitals, every word capitalised) is read in lower
-    case (``rag.names.case_read``); a request around it ("Can you tell me who…?") is left out (``unframed``)."""
-    text = unframed(case_read(text.translate(_AS_TYPED)))
+    campaign's ``cased`` words (``named_in_lower_case``; given as a function, it is called only for such a
+    question). The question is read as if typed straight at a keyboard (``rag.question.typed.as_asked``, which
+    ``text`` holds): a phone's curled marks, capitals that say nothing ("WHO GAVE US THE MAP?") and a request
+    around it ("Can you tell me who…?") read as the plain question."""
+    text = as_asked(text)
+    if callable(cased):
+        cased = cased() if typed_without_capitals(text) else None
     # What the short answer must be is read from the question proper ("Who is Pumat Sol, and how…?" asks who Pumat
     # Sol is); its names, words and story order from all of it, since the search looks for all of it
     typed = question_proper(text)

@@ -2,7 +2,8 @@
 the map?", "…, thanks!"), an embedded question's word order ("Remind me where Kima was held"), a question word's
 contraction ("Where'd", "whats"), a cleft ("Who was it that…?"). A chat box gets questions typed every one of these
 ways; read as typed, each searched for its frame's words ("please" found Clarota's "And please understand…") or
-lost its kind. ``read_question`` reads the question through ``unframed`` first, with ``rag.names.case_read``.
+lost its kind. Capitals that say nothing (caps lock) and a phone's curled marks are read the same way.
+``read_question`` reads every question through ``as_asked`` first.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 
 from rag.names import AUXILIARY_WORDS, STOPWORDS
-from rag.question.kinds import WH_WORDS
+from rag.question.kinds import ASKING, WH_WORDS
 
 # A request or a word of chat around a question asks the question: "Can you tell me who gave us the map?",
 # "Remind me where Kima was held", "Do you remember when we met Osiris?", "So who gave us the map?"
@@ -22,7 +23,7 @@ _REQUEST = (
     r"|i\s+(?:forgot|forget|wonder|(?:can't|cannot|don't|do not)\s+(?:remember|recall))"
     r")(?:\s+again)?\b[\s,:;-]*"
 )
-_FRAMED = re.compile(rf"^\W*(?:{_CHAT})*(?:{_REQUEST})?(?=(?:{'|'.join((*WH_WORDS, 'whose'))})\b)", re.I)
+_FRAMED = re.compile(rf"^\W*(?:{_CHAT})*(?:{_REQUEST})?(?=(?:{ASKING})\b)", re.I)
 # "Who gave us the map, thanks!", "…please", "…lol": words of chat after the question ask nothing. Typed in lower
 # case (a capital is a name: "Who is Ty?"), and thanks only after a mark ("Who said thank you?" asks who did)
 _CHAT_AFTER = re.compile(
@@ -31,13 +32,7 @@ _CHAT_AFTER = re.compile(
 )
 # "Who was it that gave us the map?" asks "Who gave us the map?"
 _CLEFT = re.compile(r"^(\W*who)\s+(?:was|is)\s+it\s+(?:that|who)\s+(?=[a-z])", re.I)
-
-
-_EMBEDDED = re.compile(
-    rf"(\W*(?:{'|'.join((*WH_WORDS, 'whose', 'whom'))})(?:\s+(?:much|many|long|often|old|far))?)\s+(.+)", re.I
-)
-
-
+_EMBEDDED = re.compile(rf"(\W*(?:{ASKING}|whom)(?:\s+(?:much|many|long|often|old|far))?)\s+(.+)", re.I)
 _ASKS_WHICH = re.compile(r"\W*(?:which|whose|what|how\s+(?:much|many))", re.I)  # a noun may come with it
 
 
@@ -72,14 +67,12 @@ def _straight(clause: str) -> str:
 # "Where'd we find the map?" asks "Where did we find the map?"; "'d" before these is "would" or "had" ("Who'd have
 # known?"), and a question word's "'s" is read by the patterns as it is ("Who's Kima?")
 _CONTRACTED_ASKING = re.compile(
-    rf"\b({'|'.join((*WH_WORDS, 'whose'))})'(?:(d)(?!\s+(?:have|had|be|been|like|rather|love|want)\b)|(re|ve|ll))\b",
+    rf"\b({ASKING})'(?:(d)(?!\s+(?:have|had|be|been|like|rather|love|want)\b)|(re|ve|ll))\b",
     re.I,
 )
 _SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
-
-
 # "whos", "whats", "wheres": a question word's "'s" typed without its apostrophe, as a chat often is
-_NO_APOSTROPHE = re.compile(r"\b(who|what|where|when|how|why)s\b", re.I)
+_NO_APOSTROPHE = re.compile(rf"\b({'|'.join(WH_WORDS)})s\b", re.I)
 
 
 def _spelt_out(question: str) -> str:
@@ -105,3 +98,27 @@ def unframed(question: str) -> str:
         return question
     asked = asked.rstrip(" .!") + ("" if asked.rstrip().endswith("?") else "?")
     return asked[:1].upper() + asked[1:] if not question.islower() else asked
+
+
+# A phone or a word processor curls what a keyboard types straight: "Who’s Scanlan?" is "Who's Scanlan?"
+_KEYBOARD = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"'})
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def case_read(text: str) -> str:
+    """The text in lower case when its capitals say nothing of what it names: typed all in capitals (caps lock)
+    or with every word capitalised, small words too ("Who Gave Us The Map?"). Read as typed, such a question
+    names "GAVE US THE MAP" and is refused for it; in lower case it is read as a chat typed without capitals is
+    (``typed_without_capitals``), its names known by how the notes write them. Otherwise the text as typed."""
+    said = _LETTERS.findall(text)
+    if text.isupper() and len(said) > 1:
+        return text.lower()
+    if all(w[0].isupper() for w in said) and any(w.casefold() in STOPWORDS for w in said[1:]):
+        return text.lower()
+    return text
+
+
+def as_asked(text: str) -> str:
+    """The question as if typed straight at a keyboard: its marks uncurled, its capitals read only where they say
+    something (``case_read``), its frame left out (``unframed``)."""
+    return unframed(case_read(text.translate(_KEYBOARD)))
