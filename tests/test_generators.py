@@ -558,6 +558,9 @@ def test_no_lead_rather_than_a_wrong_one():
 
     tale = "That night, a su-monster broke into Ubtao's palace and stole a pail of water for the Omuans."
     assert lead("What monster was disguised as a tropical isle?", tale, entities=("Ubtao",)) == ""
+    # whom it was done to is the name nearest after the verb, however the notes link the names after it
+    trust = "Keyleth does not trust Kima, questioning her motives for seeking the Horn of Orcus."
+    assert lead("Who did Keyleth not trust?", trust, entities=("Horn of Orcus",)).startswith("Kima.")
     named = "Deep in the caves Vex tames a bear named Trinket, who follows her home."
     assert lead("Which bear did Vex tame?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"
     assert lead("What's Vex's bear's name?", named, entities=("Trinket",)) == "Trinket. [Session 29 · Part 1]"

@@ -135,7 +135,9 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
       that stands for someone else ("came to Vex's camp, but turned out to be poachers who betrayed her": the
       poachers did). "Who did Locke marry?" asks for the object: a name after the verb, never its subject
       before it ("Tiberius … shoots a Fire Bolt" does not say whom Percy shot) nor one after a clause of its own
-      ("…fighting, they found their way to Emberhold, where they found Lady Kima"), but the subject of a passive.
+      ("…fighting, they found their way to Emberhold, where they found Lady Kima"), but the subject of a passive;
+      the nearest first, as for the subject: "Whom did Keyleth not trust?" is answered "Kima" by "Keyleth does not
+      trust Kima, questioning … her motives for seeking the Horn of Orcus", though the notes link the Horn.
     With no verb asked ("Who is…?") every name may answer, in the sentence's order; a role asked by its word
     ("Who is the king…?") only a name given that role. A name right after a possessive ("stabs it with his Dagger
     of Venom, killing it") is a thing someone has, after "a" a kind of thing ("shoots a Fire Bolt"): people's
@@ -162,6 +164,6 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
     if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
         if passive:
             return before
-        after = [(n, sentence.find(n)) for n in names if sentence.find(n) > said.start()]
-        return [n for n, at in after if not _OBJECT_CLAUSE.search(sentence, said.end(), at)]
+        after = sorted((sentence.find(n), n) for n in names if sentence.find(n) > said.start())
+        return [n for at, n in after if not _OBJECT_CLAUSE.search(sentence, said.end(), at)]
     return agents if passive else agents + before
