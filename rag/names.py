@@ -6,6 +6,7 @@ one reading for the answerer's quotes, the recap and other names."""
 from __future__ import annotations
 
 import re
+import string
 import threading
 from functools import lru_cache
 from itertools import accumulate, pairwise
@@ -175,6 +176,17 @@ def _everyday_words():
     from spellchecker import SpellChecker
 
     return SpellChecker(language="en", distance=1)
+
+
+def one_letter_away(word: str) -> set[str]:
+    """Every string one edit from ``word``: a letter dropped, two swapped, one changed or one added."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in string.ascii_lowercase}
+    out |= {a + c + b for a, b in splits for c in string.ascii_lowercase}
+    out.discard(word)
+    return out
 
 
 def is_a_word(key: str) -> bool:

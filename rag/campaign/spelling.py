@@ -22,22 +22,10 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from rag.campaign.capitals import WORD
-from rag.names import STOPWORDS, is_a_word, typed_without_capitals
+from rag.names import STOPWORDS, is_a_word, one_letter_away, typed_without_capitals
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _VOWELS = re.compile(r"[aeiouy]+")
-
-
-def one_letter_away(word: str) -> set[str]:
-    """Every string one edit from ``word``: a letter dropped, two swapped, one changed or one added."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    out = {a + b[1:] for a, b in splits if b}
-    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-    out |= {a + c + b for a, b in splits for c in _LETTERS}
-    out.discard(word)
-    return out
 
 
 def _beats(word: str) -> int:

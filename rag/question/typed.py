@@ -1,8 +1,8 @@
 """How a question was typed, read as if asked straight: a request or chat around it ("Can you tell me who gave us
 the map?", "…, thanks!"), an embedded question's word order ("Remind me where Kima was held"), a question word's
-contraction ("Where'd", "whats"), a cleft ("Who was it that…?"). A chat box gets questions typed every one of these
-ways; read as typed, each searched for its frame's words ("please" found Clarota's "And please understand…") or
-lost its kind. Capitals that say nothing (caps lock) and a phone's curled marks are read the same way.
+contraction ("Where'd", "whats") or a letter off ("wat"), a cleft ("Who was it that…?"), a word of emphasis ("who
+even is…"). A chat box gets questions typed every one of these ways; read as typed, each searched for its frame's
+words ("please" found Clarota's "And please understand…") or lost its kind. Capitals that say nothing (caps lock) and a phone's curled marks are read the same way.
 ``read_question`` reads every question through ``as_asked`` first.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARY_WORDS, STOPWORDS
+from rag.names import AUXILIARY_WORDS, STOPWORDS, is_a_word, one_letter_away
 from rag.question.kinds import ASKING, WH_WORDS
 
 # A request or a word of chat around a question asks the question: "Can you tell me who gave us the map?",
@@ -75,6 +75,32 @@ _SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
 _NO_APOSTROPHE = re.compile(rf"\b({'|'.join(WH_WORDS)})s\b", re.I)
 
 
+# "wat happened in session 3", "wher is kima": a question word typed a letter off, as a chat often is
+_FIRST_WORD = re.compile(rf"^(\W*(?:{_CHAT})*)([^\W\d_]+)\b", re.I)
+_ASKING_WORDS = re.compile(rf"\b(?:{ASKING}|whom)\b", re.I)
+# "who even is clarota", "What exactly did Nostoc offer?": a word of emphasis after the question word says how the
+# player asks, not what
+_EMPHASIS = re.compile(rf"^(\W*(?:{ASKING}))\s+(?:even|exactly|actually|really|precisely)\s+(?=\w)", re.I)
+
+
+def _respelt_asking(question: str) -> str:
+    """The question with its first word read as the question word it misspells: a word no dictionary knows, one
+    letter from one question word only ("wat" → "what", "wher" → "where"; not "hwo", which may be "how" or "who"),
+    in a question with no question word of its own. Otherwise the question as typed."""
+    m = _FIRST_WORD.match(question)
+    if not m or _ASKING_WORDS.search(question):
+        return question
+    typed = m.group(2)
+    word = typed.casefold()
+    if word in STOPWORDS or is_a_word(word):
+        return question
+    near = [w for w in WH_WORDS if w in one_letter_away(word)]
+    if len(near) != 1:
+        return question
+    asking = near[0].capitalize() if typed[0].isupper() else near[0]
+    return f"{m.group(1)}{asking}{question[m.end() :]}"
+
+
 def _spelt_out(question: str) -> str:
     question = _NO_APOSTROPHE.sub(r"\1's", question)
     return _CONTRACTED_ASKING.sub(
@@ -86,14 +112,15 @@ def unframed(question: str) -> str:
     """The question a request or a word of chat frames, as asked straight: "Can you tell me who gave us the map?"
     and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where was Kima
     held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction spelt out
-    ("Where'd we find it?" → "Where did we find it?"), and words of chat after it left out ("…, thanks!"). A
+    ("Where'd we find it?" → "Where did we find it?"), a misspelt question word read ("wat happened…" → "what
+    happened…"), words of emphasis after it ("who even is…") and of chat after the question ("…, thanks!") left out. A
     question with capitals keeps them and opens with one; one typed without any stays so
     (``typed_without_capitals``). The question itself when nothing frames it."""
     question = _spelt_out(question)
-    asked = _CHAT_AFTER.sub("", question)
+    asked = _respelt_asking(_CHAT_AFTER.sub("", question))
     frame = _FRAMED.match(asked)
     asked = _straight(asked[frame.end() :]) if frame and frame.end() else asked
-    asked = _CLEFT.sub(r"\1 ", asked)
+    asked = _EMPHASIS.sub(r"\1 ", _CLEFT.sub(r"\1 ", asked))
     if asked == question:
         return question
     asked = asked.rstrip(" .!") + ("" if asked.rstrip().endswith("?") else "?")
