@@ -110,18 +110,18 @@ def holds_evidence(signals: dict[str, float], support: float | None, note: str |
 
 def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any; "Who is she?" of one name is asked of it ("Who is Kima?", ``asked_of``). Only questions that lean
-    on the past (``Question.leans_back``) are touched."""
+    that had any: the one name it gave in place of "she", "him" or "his" ("What did Kima do next?", ``asked_of``),
+    else in brackets after it ("What did they find? (session 5)"). Only questions that lean on the past
+    (``Question.leans_back``) are touched."""
     if not history or not question.leans_back:
         return question.text, []
     own = {n.casefold() for n in question.names}
     for previous, _ in reversed(history):
-        carried = [n for n in names(previous) if n.casefold() not in own]
-        if not question.session_mentions:
-            carried += list(session_mentions(previous))
-        carried = list(dict.fromkeys(carried))
-        if len(carried) == 1 and (asked := asked_of(question.text, carried[0])):
-            return asked, carried
+        people = list(dict.fromkeys(n for n in names(previous) if n.casefold() not in own))
+        sessions = [] if question.session_mentions else list(session_mentions(previous))
+        carried = list(dict.fromkeys(people + sessions))
+        if len(people) == 1 and (asked := asked_of(question.text, people[0])):
+            return (f"{asked.rstrip()} ({', '.join(sessions)})" if sessions else asked), carried
         if carried:
             return f"{question.text.rstrip()} ({', '.join(carried)})", carried
     return question.text, []

@@ -310,6 +310,17 @@ def test_offline_rewrite_carries_names_and_session():
     kima = [("What about Kima?", "Kima backs down. [Session 6 · Part 2]")]
     assert offline_rewrite(read_question("Who is she?"), kima) == ("Who is Kima?", ["Kima"])  # asked of her
     assert offline_rewrite(read_question("who's she again?"), kima) == ("who's Kima again?", ["Kima"])
+    # one name carried: it takes the pronoun's place, as the player would have typed it
+    assert offline_rewrite(read_question("What did she do next?"), kima) == ("What did Kima do next?", ["Kima"])
+    assert offline_rewrite(read_question("Did we give her the map?"), kima)[0] == "Did we give Kima the map?"
+    assert offline_rewrite(read_question("Where is her bear?"), kima)[0] == "Where is Kima's bear?"
+    assert offline_rewrite(read_question("When did we see her first?"), kima)[0] == "When did we see Kima first?"
+    kima_in_5 = [("What did Kima do in session 5?", "She fought. [Session 5]")]
+    assert offline_rewrite(read_question("Who did she fight?"), kima_in_5) == (
+        "Who did Kima fight? (session 5)",
+        ["Kima", "session 5"],
+    )
+    assert offline_rewrite(read_question("Where did they go?"), kima)[0] == "Where did they go? (Kima)"  # "they": us?
     assert (
         offline_rewrite(read_question("Who is she?"), history)[0]
         == "Who is she? (Foreman Herris, Vox Machina, session 2)"
@@ -338,11 +349,11 @@ def test_only_a_question_that_leans_on_the_last_turn_borrows_from_it(question, b
 def test_follow_up_rewrite_is_in_the_trace(pipeline):
     result = pipeline.answer("And what did he offer?", "demo", history=[("Who is Nostoc?", "A dwarf.")])
     assert result.trace["rewrite"] == {
-        "standalone": "And what did he offer? (Nostoc)",
+        "standalone": "And what did Nostoc offer?",
         "method": "offline",
         "carried": ["Nostoc"],
     }
-    assert result.trace["variants"]["dense"].endswith("(Nostoc)")
+    assert result.trace["variants"]["dense"].endswith("what did Nostoc offer?")
 
 
 def test_run_record_has_answer_citations_prompt_and_no_secret(pipeline, tmp_path):

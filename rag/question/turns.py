@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, names
+from rag.names import AUXILIARIES, STOPWORDS, names
 
 _GOES_ON = re.compile(
     r"^\W*(and|but|so|also|then|what about|how about|what else|after that|afterwards|what happened next|"
@@ -60,11 +60,20 @@ class StoryOrder:
     place: str = ""
 
 
+# "Where is her bear?", "What was his plan?": whose, with nobody in the question before it to be theirs ("the
+# girl and her brother" is the girl's)
+_WHOSE = re.compile(r"\b(?:his|her)\b", re.I)
+_SOMEONE_BEFORE = re.compile(r"\b(?:the|a|an)\s+[a-z]", re.I)
+
+
 def leans_on_last_turn(question: str) -> bool:
     """Only a question that goes on from the last turn, or leans on someone it does not name, borrows from it."""
     if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
         return True
-    return bool(_POINTS_BACK.search(question)) and not names(question)
+    if names(question):
+        return False
+    whose = _WHOSE.search(question)
+    return bool(_POINTS_BACK.search(question) or whose and not _SOMEONE_BEFORE.search(question, 0, whose.start()))
 
 
 # "Who is she?", "Who's he again?": someone asked about by a pronoun alone
@@ -73,12 +82,46 @@ _WHO_IS_PRONOUN = re.compile(
 )
 
 
+# one person the last turn named, as a subject, an object or an owner ("they" may be the party: left as it is)
+_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|his|her)\b", re.I)
+_NEXT_WORDS = re.compile(r"\s*([a-z][\w'-]*)(?:\s+([a-z][\w'-]*))?", re.I)
+
+
 def asked_of(question: str, name: str) -> str | None:
-    """ "Who is she?" asked of the one name the last turn gave ("Who is Kima?"): a question of its own, read and
-    answered as one ("Who is X?" quotes who X is), not "Who is she? (Kima)", which asks for a person. None for any
-    other question."""
-    m = _WHO_IS_PRONOUN.match(question)
-    return f"{m.group(1)}{name}{m.group(2)}" if m else None
+    """A follow-up asked of the one name the last turn gave, the name in its pronouns' place: "What did she do
+    next?" → "What did Kima do next?", "Did we ever meet him?" → "Did we ever meet Nostoc?", "Who is she?" → "Who is
+    Kima?" (a question of its own: "Who is X?" quotes who X is, "Who is she? (Kima)" asks for a person). "his" and
+    a "her" before a noun say whose ("Where is her bear?" → "Where is Kima's bear?"). None when no pronoun of one
+    person stands for them."""
+    if m := _WHO_IS_PRONOUN.match(question):
+        return f"{m.group(1)}{name}{m.group(2)}"
+    if not _PERSON_PRONOUN.search(question):
+        return None
+    return _PERSON_PRONOUN.sub(lambda m: f"{name}'s" if _owns(m.group(0), question[m.end() :]) else name, question)
+
+
+def _owns(pronoun: str, after: str) -> bool:
+    """The pronoun says whose: "his", or "her" before a noun ("her bear", "her old sword"), not before a word that
+    goes with a verb ("meet her first", "bring her back", "give her the map")."""
+    if pronoun.casefold() == "his":
+        return True
+    if pronoun.casefold() != "her" or not (m := _NEXT_WORDS.match(after)):
+        return False
+    return _noun(m.group(1)) or bool(m.group(2)) and _adjective(m.group(1)) and _noun(m.group(2))
+
+
+def _noun(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    kinds = getAllLemmas(word.casefold())
+    return "NOUN" in kinds and "ADV" not in kinds and word.casefold() not in STOPWORDS
+
+
+def _adjective(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    kinds = getAllLemmas(word.casefold())
+    return "ADJ" in kinds and "ADV" not in kinds
 
 
 def session_mentions(question: str) -> tuple[str, ...]:
