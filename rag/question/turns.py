@@ -2,9 +2,10 @@
 do next?"), which sessions it names ("in session 5"), and what it says about story order ("last session",
 "between sessions 10 and 12", "before we reached Omu").
 
-A follow-up goes on from the last turn ("And then?", "What about Vex?", "After that…"), or its subject is a
-pronoun with nothing in the question to point at ("What did she do next?", "Where did they go?"); "Where did the
-party stay on their first night in Kraghammer?" names its own subject ("their" is the party's) and stands alone.
+A follow-up goes on from the last turn ("And then?", "What about Vex?", "After that…"), or a pronoun in it has
+nothing in the question to point at ("What did she do next?", "Where did they go?", "What's the name of her
+bear?"); "Where did the party stay on their first night in Kraghammer?" names its own subject ("their" is the
+party's) and stands alone.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ class StoryOrder:
 
 
 # "Where is her bear?", "What was his plan?": whose, with nobody in the question before it to be theirs ("the
-# girl and her brother" is the girl's)
+# girl and her brother" is the girl's; in "the name of her bear" the name is hers)
 _WHOSE = re.compile(r"\b(?:his|her)\b", re.I)
 _SOMEONE_BEFORE = re.compile(r"\b(?:the|a|an)\s+[a-z]", re.I)
+_HERS = re.compile(r"\b(?:the|a|an)\s+[\w'-]+\s+of\s+$", re.I)
 
 
 def leans_on_last_turn(question: str) -> bool:
@@ -73,7 +75,8 @@ def leans_on_last_turn(question: str) -> bool:
     if names(question):
         return False
     whose = _WHOSE.search(question)
-    return bool(_POINTS_BACK.search(question) or whose and not _SOMEONE_BEFORE.search(question, 0, whose.start()))
+    before = _HERS.sub("", question[: whose.start()]) if whose else ""
+    return bool(_POINTS_BACK.search(question) or whose and not _SOMEONE_BEFORE.search(before))
 
 
 # "Who is she?", "Who's he again?": someone asked about by a pronoun alone
