@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARY_WORDS, STOPWORDS, is_a_word, one_letter_away
+from rag.names import AUXILIARIES, AUXILIARY_WORDS, STOPWORDS, is_a_word, one_letter_away
 from rag.question.kinds import ASKING, WH_WORDS
 
 # A request or a word of chat around a question asks the question: "Can you tell me who gave us the map?",
@@ -71,6 +71,20 @@ _CONTRACTED_ASKING = re.compile(
     re.I,
 )
 _SPELT_OUT = {"d": "did", "re": "are", "ve": "have", "ll": "will"}
+# "Who didn't we trust?", "When wasn't Grog with us?": an auxiliary's "n't" is the auxiliary and "not", which the
+# patterns read as they read "Who did we not trust?" (not the verb "didn", asked of whoever did it)
+_NOT = re.compile(rf"\b(?:({AUXILIARIES})n|(wo)n|(ca)n)['’]t\b", re.I)
+_NOT_SPELT_OUT = {"wo": "will", "ca": "can"}
+
+
+def _not_spelt_out(m: re.Match) -> str:
+    if m.group(1):
+        return f"{m.group(1)} not"
+    typed = m.group(2) or m.group(3)
+    auxiliary = _NOT_SPELT_OUT[typed.casefold()]
+    return f"{auxiliary.capitalize() if typed[0].isupper() else auxiliary} not"
+
+
 # "whos", "whats", "wheres": a question word's "'s" typed without its apostrophe, as a chat often is
 _NO_APOSTROPHE = re.compile(rf"\b({'|'.join(WH_WORDS)})s\b", re.I)
 
@@ -103,6 +117,7 @@ def _respelt_asking(question: str) -> str:
 
 def _spelt_out(question: str) -> str:
     question = _NO_APOSTROPHE.sub(r"\1's", question)
+    question = _NOT.sub(_not_spelt_out, question)
     return _CONTRACTED_ASKING.sub(
         lambda m: f"{m.group(1)} {_SPELT_OUT[(m.group(2) or m.group(3)).casefold()]}", question
     )
