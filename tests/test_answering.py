@@ -321,6 +321,9 @@ def test_offline_rewrite_carries_names_and_session():
         ["Kima", "session 5"],
     )
     assert offline_rewrite(read_question("Where did they go?"), kima)[0] == "Where did they go? (Kima)"  # "they": us?
+    # two people in one question: which one is Kima is not said, so the name goes in brackets
+    assert offline_rewrite(read_question("What did she give him?"), kima)[0] == "What did she give him? (Kima)"
+    assert offline_rewrite(read_question("What did she tell her?"), kima)[0] == "What did she tell her? (Kima)"
     assert (
         offline_rewrite(read_question("Who is she?"), history)[0]
         == "Who is she? (Foreman Herris, Vox Machina, session 2)"

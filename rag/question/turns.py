@@ -92,14 +92,17 @@ _NEXT_WORDS = re.compile(r"\s*([a-z][\w'-]*)(?:\s+([a-z][\w'-]*))?", re.I)
 
 def asked_of(question: str, name: str) -> str | None:
     """A follow-up asked of the one name the last turn gave, the name in its pronouns' place: "What did she do
-    next?" → "What did Kima do next?", "Did we ever meet him?" → "Did we ever meet Nostoc?", "Who is she?" → "Who is
-    Kima?" (a question of its own: "Who is X?" quotes who X is, "Who is she? (Kima)" asks for a person). "his" and
+    next?" → "What did Kima do next?", "Did we ever meet him?" → "Did we ever meet Nostoc?", "Who is she?" → "Who
+    is Kima?" (a question of its own: "Who is X?" quotes who X is, "Who is she? (Kima)" asks for a person). "his" and
     a "her" before a noun say whose ("Where is her bear?" → "Where is Kima's bear?"). None when no pronoun of one
-    person stands for them."""
+    person stands for them, or when its pronouns name two ("What did she give him?": which one is Kima?)."""
     if m := _WHO_IS_PRONOUN.match(question):
         return f"{m.group(1)}{name}{m.group(2)}"
-    if not _PERSON_PRONOUN.search(question):
-        return None
+    said = [(m.group(0).casefold(), _owns(m.group(0), question[m.end() :])) for m in _PERSON_PRONOUN.finditer(question)]
+    pronouns = {pronoun for pronoun, _ in said}
+    does, done_to = pronouns & {"he", "she"}, {p for p, owner in said if p in ("him", "her") and not owner}
+    if not said or pronouns & {"he", "him", "his"} and pronouns & {"she", "her"} or does and done_to:
+        return None  # two people: "What did she give him?", "What did he tell him?"
     return _PERSON_PRONOUN.sub(lambda m: f"{name}'s" if _owns(m.group(0), question[m.end() :]) else name, question)
 
 

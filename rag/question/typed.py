@@ -1,9 +1,10 @@
 """How a question was typed, read as if asked straight: a request or chat around it ("Can you tell me who gave us
 the map?", "…, thanks!"), an embedded question's word order ("Remind me where Kima was held"), a question word's
-contraction ("Where'd", "whats") or a letter off ("wat"), a cleft ("Who was it that…?"), a word of emphasis ("who
-even is…"). A chat box gets questions typed every one of these ways; read as typed, each searched for its frame's
-words ("please" found Clarota's "And please understand…") or lost its kind. Capitals that say nothing (caps lock) and a phone's curled marks are read the same way.
-``read_question`` reads every question through ``as_asked`` first.
+contraction ("Where'd", "whats", "didn't") or a letter off ("wat"), a cleft ("Who was it that…?"), a word of
+emphasis ("who even is…"). A chat box gets questions typed every one of these ways; read as typed, each searched for
+its frame's words ("please" found Clarota's "And please understand…") or lost its kind. Capitals that say nothing
+(caps lock) and a phone's curled marks are read the same way. ``read_question`` reads every question through
+``as_asked`` first.
 """
 
 from __future__ import annotations
@@ -126,11 +127,11 @@ def _spelt_out(question: str) -> str:
 def unframed(question: str) -> str:
     """The question a request or a word of chat frames, as asked straight: "Can you tell me who gave us the map?"
     and "so who gave us the map?" → "Who gave us the map?", "Remind me where Kima was held" → "Where was Kima
-    held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction spelt out
-    ("Where'd we find it?" → "Where did we find it?"), a misspelt question word read ("wat happened…" → "what
-    happened…"), words of emphasis after it ("who even is…") and of chat after the question ("…, thanks!") left out. A
-    question with capitals keeps them and opens with one; one typed without any stays so
-    (``typed_without_capitals``). The question itself when nothing frames it."""
+    held?", "Who was it that gave us the map?" → "Who gave us the map?"; a question word's contraction and an
+    auxiliary's "n't" spelt out ("Where'd we find it?" → "Where did we find it?"), a misspelt question word read
+    ("wat happened…" → "what happened…"), words of emphasis after it ("who even is…") and of chat after the
+    question ("…, thanks!") left out. A question with capitals keeps them and opens with one; one typed without any
+    stays so (``typed_without_capitals``). The question itself when nothing frames it."""
     question = _spelt_out(question)
     asked = _respelt_asking(_CHAT_AFTER.sub("", question))
     frame = _FRAMED.match(asked)
