@@ -118,11 +118,21 @@ WH_WORDS = ("who", "what", "when", "where", "why", "how", "which")
 _ASKS_NUMBER = re.compile(r"\bhow (much|many|long|old|far)\b|\b(price|cost|year)\b", re.I)
 
 
+# "What reason did Victor give for tormenting Stella?", "What purpose did the ritual serve?": a noun for why or to
+# what end asks what "Why…?" asks. Its answer is an explanation, never a name or a quoted item (a "thing" lead
+# named the Burgomaster "Baron" from the passage that told of Victor)
+_WHY_NOUN_WORDS = """reason reasons purpose cause motive motives motivation point goal aim intention result outcome
+effect consequence consequences meaning significance excuse explanation justification"""
+_WHY_NOUNS = frozenset(_WHY_NOUN_WORDS.split())
+
+
 def answer_kind(question: str) -> str:
     """One of ``KINDS``: what the short answer must be ("open": none)."""
     if identity_subject(question):
         return "identity"
     kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
+    if kind == "thing" and (asked := focus(question)) and asked.split()[-1] in _WHY_NOUNS:
+        return "open"
     return "money" if kind == "amount" and _ASKS_MONEY.search(question) else kind
 
 
