@@ -22,13 +22,15 @@ _COUNTED = re.compile(
     re.I,
 )
 _OWNER = rf"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*){OWNER_MARK}\s+"
+# "the name of her bear": a pronoun's thing, whoever she is (a follow-up puts the name in: rag.question.turns)
+_WHOSE = r"(?:his|her|their|our|my|your|its)"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
     (
         "name",
         re.compile(
-            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?)\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
+            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?|{_WHOSE})\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
         ),
     ),
     # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
