@@ -24,7 +24,7 @@ from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit
 from rag.names import names
 from rag.question import Question, read_question
-from rag.question.turns import asked_of, session_mentions
+from rag.question.turns import answered_name, asked_of, session_mentions
 from rag.search.retrieval import Retrieval
 
 REFUSAL_EMPTY = f"{NOT_IN_NOTES}: no passage in this campaign's notes matches that question."
@@ -110,14 +110,17 @@ def holds_evidence(signals: dict[str, float], support: float | None, note: str |
 
 def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any: the one name it gave in place of "she", "him" or "his" ("What did Kima do next?", ``asked_of``),
+    that had any (or, for a "who" question that named no one, the name its answer gave: ``answered_name``): the one
+    name it gave in place of "she", "him" or "his" ("What did Kima do next?", ``asked_of``),
     else in brackets after it ("What did they find? (session 5)"). Only questions that lean on the past
     (``Question.leans_back``) are touched."""
     if not history or not question.leans_back:
         return question.text, []
     own = {n.casefold() for n in question.names}
-    for previous, _ in reversed(history):
+    for previous, answered in reversed(history):
         people = list(dict.fromkeys(n for n in names(previous) if n.casefold() not in own))
+        if not people and not answered.startswith(NOT_IN_NOTES) and (whom := answered_name(previous, answered)):
+            people = [whom] if whom.casefold() not in own else []  # "Who didn't we trust?" → "Kima."
         sessions = [] if question.session_mentions else list(session_mentions(previous))
         carried = list(dict.fromkeys(people + sessions))
         if len(people) == 1 and (asked := asked_of(question.text, people[0])):

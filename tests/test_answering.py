@@ -328,6 +328,14 @@ def test_offline_rewrite_carries_names_and_session():
         offline_rewrite(read_question("Who is she?"), history)[0]
         == "Who is she? (Foreman Herris, Vox Machina, session 2)"
     )
+    # a "who" question that named no one: a pronoun after it is whom its answer named, not an older turn's name
+    trusted = [*kima_in_5, ("Who didn't we trust?", "Clarota. [Session 6 · Part 2]\n\nKima does not trust Clarota.")]
+    assert offline_rewrite(read_question("What's the name of his tribe?"), trusted) == (
+        "What's the name of Clarota's tribe?",
+        ["Clarota"],
+    )
+    refused = [*kima_in_5, ("Who didn't we trust?", "The notes don't say: no passage found says so.")]
+    assert offline_rewrite(read_question("What did she do next?"), refused)[0] == "What did Kima do next? (session 5)"
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, STOPWORDS, names
+from rag.names import AUXILIARIES, STOPWORDS, is_everyday_word, names
+from rag.question.kinds import answer_kind, asks_several
 
 _GOES_ON = re.compile(
     r"^\W*(and|but|so|also|then|what about|how about|what else|after that|afterwards|what happened next|"
@@ -104,6 +105,26 @@ def asked_of(question: str, name: str) -> str | None:
     if not said or pronouns & {"he", "him", "his"} and pronouns & {"she", "her"} or does and done_to:
         return None  # two people: "What did she give him?", "What did he tell him?"
     return _PERSON_PRONOUN.sub(lambda m: f"{name}'s" if _owns(m.group(0), question[m.end() :]) else name, question)
+
+
+def answered_name(question: str, answer: str) -> str | None:
+    """Whom the answer to a "who" question named first, when the question named no one: after "Who didn't we
+    trust?" → "Kima.", a "her" in the next question is Kima, as it would be at the table. Only the answer's first
+    line before its first citation is read (where a short answer, or a language model's reply, names whom it
+    found); None for any other question, a question that named someone (its names are carried), one asking for
+    everyone of a group ("Who was with Kima?"), or an answer that names no one."""
+    if names(question) or answer_kind(question) != "person" or asks_several(question):
+        return None
+    first = re.split(r"\[|\n", answer.strip(), maxsplit=1)[0].strip()
+    found = [n for n in names(first) if n.casefold() not in STOPWORDS]  # "It was Kima.", "We did not trust Kima"
+    if (
+        found
+        and first.startswith(found[0])
+        and first.rstrip(".!") != found[0]
+        and is_everyday_word(found[0].casefold())
+    ):
+        found = found[1:]  # a word opening a reply ("Nobody, as far as…"); a lead of one name ("Grog.") is a name
+    return next(iter(found), None)
 
 
 def _owns(pronoun: str, after: str) -> bool:
