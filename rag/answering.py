@@ -119,7 +119,7 @@ def offline_rewrite(question: Question, history: History) -> tuple[str, list[str
     own = {n.casefold() for n in question.names}
     for previous, answered in reversed(history):
         people = list(dict.fromkeys(n for n in names(previous) if n.casefold() not in own))
-        if not people and not answered.startswith(NOT_IN_NOTES) and (whom := answered_name(previous, answered)):
+        if not people and (whom := answered_name(previous, answered)):
             people = [whom] if whom.casefold() not in own else []  # "Who didn't we trust?" → "Kima."
         sessions = [] if question.session_mentions else list(session_mentions(previous))
         carried = list(dict.fromkeys(people + sessions))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, STOPWORDS, is_everyday_word, names
+from rag.names import AUXILIARIES, STOPWORDS, names
 from rag.question.kinds import answer_kind, asks_several
 
 _GOES_ON = re.compile(
@@ -108,23 +108,16 @@ def asked_of(question: str, name: str) -> str | None:
 
 
 def answered_name(question: str, answer: str) -> str | None:
-    """Whom the answer to a "who" question named first, when the question named no one: after "Who didn't we
-    trust?" → "Kima.", a "her" in the next question is Kima, as it would be at the table. Only the answer's first
-    line before its first citation is read (where a short answer, or a language model's reply, names whom it
-    found); None for any other question, a question that named someone (its names are carried), one asking for
-    everyone of a group ("Who was with Kima?"), or an answer that names no one."""
+    """Whom the answer to a "who" question gave as its short answer, when the question named no one: after "Who
+    didn't we trust?" → "Kima.", a "her" in the next question is Kima, as it would be at the table. Only an answer
+    whose first line (before its citation) is one name is read so: the first name of a quoted sentence ("Adra is
+    at the door…" for "Who did we fight?") is whoever the sentence starts with, not whom it answers. None for any
+    other question, a question that named someone (its names are carried), or one asking for everyone of a group
+    ("Who was with Kima?")."""
     if names(question) or answer_kind(question) != "person" or asks_several(question):
         return None
-    first = re.split(r"\[|\n", answer.strip(), maxsplit=1)[0].strip()
-    found = [n for n in names(first) if n.casefold() not in STOPWORDS]  # "It was Kima.", "We did not trust Kima"
-    if (
-        found
-        and first.startswith(found[0])
-        and first.rstrip(".!") != found[0]
-        and is_everyday_word(found[0].casefold())
-    ):
-        found = found[1:]  # a word opening a reply ("Nobody, as far as…"); a lead of one name ("Grog.") is a name
-    return next(iter(found), None)
+    first = re.split(r"\[|\n", answer.strip(), maxsplit=1)[0].strip().rstrip(".!").strip()
+    return first if first and names(first) == [first] and first.casefold() not in STOPWORDS else None
 
 
 def _owns(pronoun: str, after: str) -> bool:
