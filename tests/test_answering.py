@@ -334,6 +334,8 @@ def test_offline_rewrite_carries_names_and_session():
         "What's the name of Clarota's tribe?",
         ["Clarota"],
     )
+    quoted = [*kima_in_5, ("Who did we fight?", "Adra is at the door, nervous. [Session 1 · Bear Fight]")]
+    assert offline_rewrite(read_question("What did she do next?"), quoted)[0] == "What did Kima do next? (session 5)"
     refused = [*kima_in_5, ("Who didn't we trust?", "The notes don't say: no passage found says so.")]
     assert offline_rewrite(read_question("What did she do next?"), refused)[0] == "What did Kima do next? (session 5)"
 
