@@ -33,12 +33,13 @@ WORK = re.compile(r"\b(?:quests?|missions?|jobs?|tasks?|contracts?|bount(?:y|ies
 _GIVES_WORK = "hire send task commission employ"
 # "Who gave us the map?": notes also say a thing was provided, offered or granted ("a map provided by Clarota")
 _GIVES = "provide offer grant"
-# "Who is the king of Kraghammer?", "Who is our enemy?", "Who was the halfling that Nott befriended?" ask for the one
-# the notes call that ("King Murghol", "Adra, the owner", "a common enemy referred to as K'Varn"), never any name
-# in a sentence that mentions it ("Scanlan suggests to the king…", "what Vox Machina discovered is a common
-# enemy"). The noun is the last word of the phrase after the determiner, before what describes it further
+# "Who is the king of Kraghammer?", "Who is our enemy?", "Who was the halfling that Nott befriended?", "Who was that
+# dwarf foreman?" ask for the one the notes call that ("King Murghol", "Adra, the owner", "a common enemy referred to
+# as K'Varn"), never any name in a sentence that mentions it ("Scanlan suggests to the king…", "what Vox Machina
+# discovered is a common enemy"). The noun is the last word of the phrase after the determiner, before what
+# describes it further
 _ROLE_QUESTION = re.compile(
-    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her)\s+"
+    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her|that|this|those|these)\s+"
     r"((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?!['’\w-])"
     r"(?=\s+(?:that|who|whom|which|we|they|you|i|he|she|of|in|on|at|from|with|for|to|by|behind|among)\b|\W*$)",
     re.I,
