@@ -544,6 +544,23 @@ def test_a_name_the_notes_only_suppose_or_give_someone_else_is_no_short_answer()
     )  # a question that supposes is answered by what the notes suppose
 
 
+def test_a_link_shown_in_lower_case_names_the_page_it_links_to():
+    """ "kidnapped by the [[Queen Ulara|queen mage]]" says who did it: the lead is the page's name. A link shown as
+    its own name in other letters ("[[Duergar|duergar]]") names a kind of creature, not someone."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+
+    def lead(question: str, text: str, aliases: tuple[tuple[str, str], ...]) -> str:
+        h = hit(text, 8, 1, 1)
+        answer = answer_text(gen, question, [Hit(replace(h.chunk, aliases=aliases), h.score, h.rank)])
+        return answer.split("\n\n", 1)[0] if "\n\n" in answer else ""
+
+    taken = "Grog, the intrepid barbarian, was kidnapped by the queen mage before she could be slain."
+    assert lead("Who kidnapped Grog?", taken, (("queen mage", "Queen Ulara"),)) == "Queen Ulara. [Session 8 · Part 1]"
+    assert lead("Who kidnapped Grog?", taken, ()) == ""  # the words alone name no one
+    shot = "Grog was shot with crossbow bolts by a group of duergar."
+    assert lead("Who shot Grog?", shot, (("duergar", "Duergar"),)) == ""
+
+
 def test_no_lead_rather_than_a_wrong_one():
     """A short answer a player would read as wrong is worse than none: a name in the sentence for "What
     monster…", the "2000" of "2000-3000 years ago" for a year, scare quotes, the asker's friend by surname, or

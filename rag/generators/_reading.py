@@ -17,6 +17,7 @@ from rag.generators._places import in_place, is_place
 from rag.generators._who import doers, given_as_owner, says_asked_verb, says_done_to, supposed
 from rag.models import Chunk, format_session
 from rag.names import (
+    NAME_PARTICLES,
     OWNER_MARK,
     STOPWORDS,
     TITLES,
@@ -101,6 +102,7 @@ def short_answer(
         return m.group(0) if m else None
     if kind not in ("name", "person", "place", "thing"):
         return None
+    sentence = as_linked(sentence, chunk)
     new = new_names(question, sentence, chunk, capitalised_within(chunk.text) if named is None else named)
     if not question.supposes:  # "What would Percy have as a familiar?" is answered by what the notes suppose
         new = [n for n in new if not supposed(sentence[: sentence.find(n)])]
@@ -125,6 +127,23 @@ def short_answer(
     if not (says_asked_verb(question, sentence) and says_done_to(question, sentence, chunk.text)):  # (_who)
         return None
     return next((n for n in doers(new, sentence, question) if not in_place(sentence[: sentence.find(n)])), None)
+
+
+def as_linked(sentence: str, chunk: Chunk) -> str:
+    """The sentence with a link's words in lower case read as the name of the page it links to: "was kidnapped by
+    the [[Queen Ulara|queen mage]]" says who did it as surely as "by Queen Ulara" would, but its words are no name.
+    Only where the page's name is a person's or a place's (each word capitalised) and the shown words are not that
+    name in other letters or number ("[[Duergar|duergar]]", "[[Umber hulk|umber hulks]]" name a kind, not one)."""
+    for shown, page in chunk.aliases:
+        seen, known = shown.casefold(), page.casefold()
+        if (
+            shown[:1].islower()
+            and not (known.startswith(seen.rstrip("s")) or seen.startswith(known))
+            and all(w[:1].isupper() for w in page.split() if w.casefold() not in NAME_PARTICLES)
+            and shown in sentence
+        ):
+            sentence = re.sub(rf"(?<![\w'’-]){re.escape(shown)}(?![\w'’-])", page, sentence)
+    return sentence
 
 
 def as_quoted(name: str, sentence: str) -> str:
