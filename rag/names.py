@@ -189,6 +189,15 @@ def one_letter_away(word: str) -> set[str]:
     return out
 
 
+def is_noun(word: str) -> bool:
+    """A word of the dictionary (lemminflect's) that may be a noun and never an adverb, and no stop word: "bear"
+    and "house" after "her" or "Culain's" are what is owned, "first" and "yesterday" are not."""
+    from lemminflect import getAllLemmas
+
+    kinds = getAllLemmas(word)
+    return "NOUN" in kinds and "ADV" not in kinds and word not in STOPWORDS
+
+
 def is_a_word(key: str) -> bool:
     """A word of the dictionary (lemminflect's, loaded once on first use), in any of its forms."""
     from lemminflect import getAllLemmas

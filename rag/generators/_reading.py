@@ -21,6 +21,7 @@ from rag.names import (
     OWNER_MARK,
     STOPWORDS,
     TITLES,
+    is_noun,
     names,
     names_passage,
     norm,
@@ -164,8 +165,8 @@ def owned_place(name: str, sentence: str) -> str | None:
     if not m or m.group(1) in STOPWORDS:
         return None
     first, after = m.group(1), m.group(2) or ""
-    noun_after = after not in STOPWORDS and "NOUN" in (kinds := getAllLemmas(after)) and "ADV" not in kinds
-    return sentence[m.start() : m.end(2) if noun_after and "ADJ" in getAllLemmas(first) else m.end(1)]  # as written
+    noun_after = is_noun(after) and "ADJ" in getAllLemmas(first)
+    return sentence[m.start() : m.end(2) if noun_after else m.end(1)]  # as written
 
 
 def names_the_focus(focus: str, name: str, sentence: str) -> bool:

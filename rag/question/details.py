@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK
-from rag.question.who import may_be
+from rag.question.kinds import WHY_NOUNS
+from rag.question.who import POSSESSIVE, may_be
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
 _COUNTED = re.compile(
@@ -22,15 +23,14 @@ _COUNTED = re.compile(
     re.I,
 )
 _OWNER = rf"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*){OWNER_MARK}\s+"
-# "the name of her bear": a pronoun's thing, whoever she is (a follow-up puts the name in: rag.question.turns)
-_WHOSE = r"(?:his|her|their|our|my|your|its)"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
+    # ("the name of her bear": the bear's, whoever she is; a follow-up puts the name in, rag.question.turns)
     (
         "name",
         re.compile(
-            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?|{_WHOSE})\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
+            rf"\b(?:name|title)\s+of\s+(?:{_OWNER}|(?:the|an?|{POSSESSIVE})\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}})"
         ),
     ),
     # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
@@ -47,14 +47,14 @@ _SHAPES = (
     ("owned", re.compile(rf"^\W*(?:who|what|when|where|which)\s+(?:is|was|are|were)\s+{_OWNER}{_THING}\W*$", re.I)),
 )
 # Words that ask for an explanation, not a thing the notes would name by that word ("What was the purpose of the
-# ritual?" is answered by "to wake the god"): such questions are left to the scores.
+# ritual?" is answered by "to wake the god"): such questions are left to the scores. The nouns for why
+# (``kinds.WHY_NOUNS``: reason, purpose, motive…) and these
 _EXPLANATION_WORDS = """
-name title one thing kind sort type part deal story point purpose result reason cause meaning outcome effect goal
-plan situation status state consequence significance source origin truth problem solution answer difference
-relationship relation connection role job motive motivation backstory history opinion view feeling attitude mood
+name title one thing kind sort type part deal story plan situation status state source origin truth problem solution
+answer difference relationship relation connection role job backstory history opinion view feeling attitude mood
 fate condition idea theory importance use way secret matter
 """
-_EXPLANATIONS = frozenset(_EXPLANATION_WORDS.split())
+_EXPLANATIONS = WHY_NOUNS | frozenset(_EXPLANATION_WORDS.split())
 # Where a thing's description stops: "the old half-elf we cut out of…", "the greatsword from Vorugal's hoard", "the
 # grimoire everyone was after" (a clause's subject, its verb)
 _STOP_WORDS = """we you i they he she it that who which whom whose in on at from with of to for by our my his her their

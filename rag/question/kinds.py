@@ -123,7 +123,7 @@ _ASKS_NUMBER = re.compile(r"\bhow (much|many|long|old|far)\b|\b(price|cost|year)
 # named the Burgomaster "Baron" from the passage that told of Victor)
 _WHY_NOUN_WORDS = """reason reasons purpose cause motive motives motivation point goal aim intention result outcome
 effect consequence consequences meaning significance excuse explanation justification"""
-_WHY_NOUNS = frozenset(_WHY_NOUN_WORDS.split())
+WHY_NOUNS = frozenset(_WHY_NOUN_WORDS.split())
 
 
 def answer_kind(question: str) -> str:
@@ -131,7 +131,7 @@ def answer_kind(question: str) -> str:
     if identity_subject(question):
         return "identity"
     kind = next((k for k, pattern in _KINDS if pattern.search(question)), "open")
-    if kind == "thing" and (asked := focus(question)) and asked.split()[-1] in _WHY_NOUNS:
+    if kind == "thing" and (asked := focus(question)) and asked.split()[-1] in WHY_NOUNS:
         return "open"
     return "money" if kind == "amount" and _ASKS_MONEY.search(question) else kind
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, STOPWORDS, names
+from rag.names import AUXILIARIES, STOPWORDS, is_noun, names
 from rag.question.kinds import answer_kind, asks_several
 
 _GOES_ON = re.compile(
@@ -127,14 +127,8 @@ def _owns(pronoun: str, after: str) -> bool:
         return True
     if pronoun.casefold() != "her" or not (m := _NEXT_WORDS.match(after)):
         return False
-    return _noun(m.group(1)) or bool(m.group(2)) and _adjective(m.group(1)) and _noun(m.group(2))
-
-
-def _noun(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    kinds = getAllLemmas(word.casefold())
-    return "NOUN" in kinds and "ADV" not in kinds and word.casefold() not in STOPWORDS
+    first, second = m.group(1).casefold(), (m.group(2) or "").casefold()
+    return is_noun(first) or bool(second) and _adjective(first) and is_noun(second)
 
 
 def _adjective(word: str) -> bool:

@@ -90,7 +90,7 @@ def _not_spelt_out(m: re.Match) -> str:
 _NO_APOSTROPHE = re.compile(rf"\b({'|'.join(WH_WORDS)})s\b", re.I)
 
 
-# "wat happened in session 3", "wher is kima": a question word typed a letter off, as a chat often is
+# "wat happened in session 3", "hw did we get here": a question word typed a letter off, as a chat often is
 _FIRST_WORD = re.compile(rf"^(\W*(?:{_CHAT})*)([^\W\d_]+)\b", re.I)
 _ASKING_WORDS = re.compile(rf"\b(?:{ASKING}|whom)\b", re.I)
 # "who even is clarota", "What exactly did Nostoc offer?": a word of emphasis after the question word says how the
@@ -100,7 +100,7 @@ _EMPHASIS = re.compile(rf"^(\W*(?:{ASKING}))\s+(?:even|exactly|actually|really|p
 
 def _respelt_asking(question: str) -> str:
     """The question with its first word read as the question word it misspells: a word no dictionary knows, one
-    letter from one question word only ("wat" → "what", "wher" → "where"; not "hwo", which may be "how" or "who"),
+    letter from one question word only ("wat" → "what", "hw" → "how"; not "wher", which may be "where" or "when"),
     in a question with no question word of its own. Otherwise the question as typed."""
     m = _FIRST_WORD.match(question)
     if not m or _ASKING_WORDS.search(question):
@@ -109,10 +109,11 @@ def _respelt_asking(question: str) -> str:
     word = typed.casefold()
     if word in STOPWORDS or is_a_word(word):
         return question
-    near = [w for w in WH_WORDS if w in one_letter_away(word)]
+    near = set(WH_WORDS) & one_letter_away(word)
     if len(near) != 1:
         return question
-    asking = near[0].capitalize() if typed[0].isupper() else near[0]
+    (asking,) = near
+    asking = asking.capitalize() if typed[0].isupper() else asking
     return f"{m.group(1)}{asking}{question[m.end() :]}"
 
 
