@@ -54,8 +54,10 @@ def test_int8_is_the_default_close_to_full_precision_and_named_apart(real_embedd
     its name differs and an index made at the other precision is read again (test_indexing), never mixed.
     Questions keep full precision."""
     assert (real_embedder.runtime, real_embedder.precision) == ("onnx", "int8")
-    assert real_embedder.name == full_precision.name + " int8"
-    assert real_embedder.other_names == (full_precision.name,) and full_precision.other_names == (real_embedder.name,)
+    assert real_embedder.name == full_precision.name + " int8 alone"
+    batched = full_precision.name + " int8"  # the 8-bit copy's vectors read in batches, before they were read alone
+    assert real_embedder.other_names == (full_precision.name, batched)
+    assert full_precision.other_names == (real_embedder.name, batched)
     assert np.allclose(real_embedder.embed_queries(TEXTS), full_precision.embed_queries(TEXTS), atol=1e-5)
     cosines = (real_embedder.embed_batch(TEXTS) * full_precision.embed_batch(TEXTS)).sum(axis=1)
     assert cosines.min() > 0.95 and not np.allclose(cosines, 1.0, atol=1e-5)
@@ -67,17 +69,17 @@ def test_int8_is_the_default_close_to_full_precision_and_named_apart(real_embedd
     ]
 
 
-def test_a_sentence_read_as_a_question_is_answered_scores_the_same_whatever_is_read_beside_it(real_embedder):
-    """The 8-bit model scales its activations over the whole batch: the answerer's sentence scores moved with the
-    other passages found. Sentences compared as a question is answered are read at full precision."""
+def test_a_passages_vector_is_the_same_whatever_is_read_beside_it(real_embedder):
+    """The 8-bit model scales its activations over everything in one call: read in a batch, a passage's vector
+    moved with the passages beside it, so a campaign synced in two steps searched otherwise than the same notes
+    indexed at once. Each passage is read alone; sentences compared as a question is answered stay at full
+    precision."""
     sentence = "Thompson tells them in Common to go to the Pig Pits."
     beside = ["A wyvern attacks.", "The party rests at the Iron Hearth Tavern after the long fight in the mines " * 4]
-    alone = real_embedder.embed_exactly([sentence])[0]
-    assert all(np.allclose(real_embedder.embed_exactly([sentence, b])[0], alone, atol=1e-5) for b in beside)
-    moved = [
-        float(real_embedder.embed_batch([sentence, b])[0] @ real_embedder.embed_batch([sentence])[0]) for b in beside
-    ]
-    assert min(moved) < 1 - 1e-5  # what the passages' 8-bit model does
+    for read in (real_embedder.embed_exactly, real_embedder.embed_batch):
+        alone = read([sentence])[0]
+        assert all(np.allclose(read([sentence, b])[0], alone, atol=1e-6) for b in beside)
+        assert np.allclose(read([beside[1], sentence, beside[0]])[1], alone, atol=1e-6)
 
 
 def test_a_cache_folder_that_cannot_be_written_falls_back_to_pytorch(tmp_path, caplog):

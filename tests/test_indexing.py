@@ -178,6 +178,40 @@ def test_an_index_made_at_another_precision_is_read_again_whole_and_says_why(tmp
         store.close()
 
 
+def test_notes_synced_in_two_steps_search_as_the_same_notes_indexed_at_once(tmp_path, real_embedder):
+    """A group adds a session's notes to a campaign: every passage keeps the vector it would have had in one
+    index of all the notes, so nothing a player asked before the new notes changes for it but by what they add."""
+    import numpy as np
+
+    notes = tmp_path / "notes"
+    write(notes, "Session 1.md", S1)
+    config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})
+    collection = config.collection("t")
+    synced, whole = get_store(config), get_store(config)
+    try:
+        sync_campaign(config, notes, real_embedder, synced)
+        write(notes, "Session 2.md", S2)
+        write(
+            notes, "NPCs/Osiris.md", "# Osiris\nA sphinx who guards the library of Vasselheim and speaks in riddles.\n"
+        )
+        assert sync_campaign(config, notes, real_embedder, synced).added == 2
+        everything = sync_campaign(config, notes, real_embedder, whole)
+        assert everything.added == everything.chunks > 2
+        ids = sorted(synced.stored_hashes(collection))
+        assert ids == sorted(whole.stored_hashes(collection))
+        one, other = synced.vectors(collection, ids), whole.vectors(collection, ids)
+        assert all(np.allclose(one[i], other[i], atol=1e-6) for i in ids)
+        question = real_embedder.embed_query("Who gave us the map of the mines?")
+        found = [
+            [(c.id, round(s, 5)) for c, s in store.dense_search(collection, question, 5, None)]
+            for store in (synced, whole)
+        ]
+        assert found[0] == found[1]
+    finally:
+        synced.close()
+        whole.close()
+
+
 def test_a_very_first_start_says_why_reading_has_not_begun(tmp_path, capsys, real_embedder):
     """On a very first start the 8-bit model is still being made (~20 s) when a player's notes arrive, and their
     passages wait for it: the bar says so, in the app and in the terminal, rather than standing at "0 of 2"."""

@@ -8,7 +8,7 @@ itself is made in the background while PyTorch answers. When that path cannot be
 ``runtime: torch`` always uses PyTorch. Callers (the app's cache_resource, the CLI) keep one instance alive.
 
 ``precision: int8`` (onnx only) embeds passages with the export's 8-bit copy: ~2x the passages per second,
-vectors within cosine ~.99 of full precision; questions stay at full precision. Its name differs (" int8"), so
+vectors within cosine ~.99 of full precision; questions stay at full precision. Its name differs (" int8 alone"), so
 an index made at the other precision is read again whole on its next run rather than mixed, and passages wait
 for the int8 model rather than being embedded by PyTorch at full precision under its name; a question never
 waits (PyTorch answers meanwhile).
@@ -31,6 +31,9 @@ from rag.embedders._onnx_runtime import OnnxUnavailable, load_cached, load_or_ex
 from rag.errors import ModelUnavailableError
 
 log = logging.getLogger(__name__)
+# 8-bit passages, each read alone (rag.embedders._onnx_runtime.OnnxEncoder.encode). "int8" named vectors read in
+# batches, whose activations were scaled over the batch: an index holding them is read again once.
+INT8 = "int8 alone"
 
 
 def packaged_model_path() -> str:
@@ -74,8 +77,9 @@ class LocalEmbedder(Embedder):
         self.precision = precision
         # in every chunk's hash: the runtime must not change it, the precision must (its vectors differ a little)
         self.model_name = base = model or "all-MiniLM-L6-v2"  # the model, as a player named it
-        self.name = base + (" int8" if precision == "int8" else "")
-        self.other_names = tuple(n for n in (base, base + " int8") if n != self.name)  # rag.ingest.indexing
+        self.name = base + (f" {INT8}" if precision == "int8" else "")
+        # rag.ingest.indexing: an index made by one of these is read again, and its report says it was the model
+        self.other_names = tuple(n for n in (base, f"{base} {INT8}", f"{base} int8") if n != self.name)
         self.batch_size = batch_size
         self.onnx = None
         self._model = None
@@ -171,9 +175,9 @@ class LocalEmbedder(Embedder):
         return self._embed(texts)
 
     def embed_exactly(self, texts: Sequence[str]) -> np.ndarray:
-        """At full precision, as questions are: the 8-bit model scales its activations over the whole batch, so a
-        sentence's score moved with the sentences read beside it (.565 to .579 for one sentence in three batches),
-        and a changed passage elsewhere could change which sentence an answer quotes."""
+        """At full precision, as questions are: a sentence's score against the question is then made of two vectors
+        of one model. (Before the 8-bit copy read one text per call, a sentence's score also moved with the
+        sentences read beside it: .565 to .579 for one sentence in three batches.)"""
         return self.embed_queries(texts)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
