@@ -197,6 +197,24 @@ def test_a_stage_lists_tied_passages_in_story_order_whatever_order_the_engine_ga
     assert [chunk.position for chunk, _ in once] == [chunk.position for chunk, _ in again] == [2, 0, 1]
 
 
+def test_which_tied_passage_takes_the_last_place_does_not_depend_on_the_engines_order():
+    """An engine returns tied passages in the order they were written into it: a campaign synced in two steps put
+    another of two tied passages in the last place than the same notes indexed at once. The last place goes to the
+    earlier in the story, however long the tie runs past it."""
+    from rag.search.retrieval import best_with_ties_in_story_order
+
+    chunks = [Chunk(campaign="t", source="S.md", position=i, text=f"passage {i}", name=f"S {i}") for i in range(8)]
+
+    def engine(written: list[int]):
+        results = [(chunks[0], 3.0)] + [(chunks[i], 2.0) for i in written] + [(chunks[7], 1.0)]
+        return lambda n: results[:n]
+
+    synced, whole = engine([6, 5, 4, 3, 2, 1]), engine([1, 2, 3, 4, 5, 6])
+    for limit in (1, 2, 3, 7, 8, 20):
+        kept = [[c.position for c, _ in best_with_ties_in_story_order(e, limit)] for e in (synced, whole)]
+        assert kept[0] == kept[1] == [0, 1, 2, 3, 4, 5, 6, 7][:limit]
+
+
 def test_a_scene_retelling_an_earlier_session_counts_for_less():
     """ "Previously on…", "Last Session Recap" and "Session 3 Recap" retell what happened before their session; the scene where it
     happened says it too, so at equal scores it comes first (``retrieval.retold_weight``). "Who is X?" is not

@@ -8,6 +8,7 @@ dashboard charts each stage.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rag.campaign.aliases import AliasTable
@@ -98,6 +99,25 @@ def in_story_order_when_tied(found: list[tuple[Chunk, float]]) -> list[tuple[Chu
     is a feature of the reranker, so the same question got another answer in another run (a FairytaleQA question
     moved between "high" and "medium" confidence)."""
     return sorted(found, key=lambda found: (-found[1], found[0].story_key))
+
+
+def best_with_ties_in_story_order(
+    search: Callable[[int], list[tuple[Chunk, float]]], limit: int
+) -> list[tuple[Chunk, float]]:
+    """The best ``limit`` results of ``search(n)`` (an engine's best n, best first), ties in story order at the cut
+    too. An engine returns tied passages in the order they were written into it, so which of two passages tied for
+    the last place got in depended on which note a sync had read first: a campaign synced in two steps kept
+    another passage than the same notes indexed at once (keyword scores tie often: two passages with the same
+    words of the question in the same number of words). Asked for one more than it keeps, and for twice as many
+    while that one still ties with the last kept."""
+    if limit <= 0:
+        return []
+    asked = limit + 1
+    while True:
+        found = search(asked)
+        if len(found) < asked or found[-1][1] < found[limit - 1][1]:
+            return in_story_order_when_tied(found)[:limit]
+        asked *= 2
 
 
 class Retriever:
@@ -252,7 +272,9 @@ class Retriever:
         for stage, text in stage_queries.items():
             t0 = time.perf_counter()
             if stage == "dense":
-                rankings[stage] = self.store.dense_search(self.collection, vector, limit, filters)
+                rankings[stage] = best_with_ties_in_story_order(
+                    lambda n: self.store.dense_search(self.collection, vector, n, filters), limit
+                )
             elif stage == "first_mention":  # score: 1 for the first (or last) passage naming it, 1/2 for the next…
                 if self._first_mentions is None:
                     cased = self.aliases.cased if self.aliases is not None else {}
@@ -261,7 +283,12 @@ class Retriever:
                 rankings[stage] = [(c, 1.0 / i) for i, c in enumerate(found, start=1)]
             else:
                 context = stage == "context"
-                rankings[stage] = self.store.keyword_search(self.collection, text, limit, filters, context=context)
+                rankings[stage] = best_with_ties_in_story_order(
+                    lambda n, text=text, context=context: self.store.keyword_search(
+                        self.collection, text, n, filters, context=context
+                    ),
+                    limit,
+                )
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
         return {stage: in_story_order_when_tied(found) for stage, found in rankings.items()}
 
