@@ -61,8 +61,10 @@ def test_a_right_answer_the_model_left_uncited_is_cited_and_found(pipeline):
 
 
 def test_a_label_copied_from_the_notes_title_and_heading_resolves_and_its_invented_claim_is_marked(pipeline):
-    """Asked what the notes never say, the model invented an answer under a passage's title and heading."""
-    answer = pipeline.answer("What colour is the cook's favourite hat?", "demo")
+    """Asked what the notes never say, the model invented an answer under a passage's title and heading. The
+    passages a question the notes cannot answer finds are near ties of nothing; the search keeps to session 2, so the
+    passage the model named ("A Deal with Nostoc Greyspine") is among those it was shown, as it was when recorded."""
+    answer = pipeline.answer("What colour is the cook's favourite hat?", "demo", Filters(session_min=2, session_max=2))
     assert answer.text.startswith("The cook's favourite hat is brown. [C1E002 Into the Greyspine Mines · A Deal")
     assert [c.chunk_id is not None for c in answer.citations] == [True]  # the label resolves…
     assert answer.text.endswith("⚠ The notes cited don't say this; check the passages below.")  # …its claim does not
