@@ -290,7 +290,7 @@ class Retriever:
                     limit,
                 )
             timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - t0
-        return {stage: in_story_order_when_tied(found) for stage, found in rankings.items()}
+        return rankings  # each in story order where tied (the first mentions' scores never tie)
 
     def _rerank(self, question: Question, candidates: list[Hit]) -> list[Hit]:
         """Re-score the top ``reranker.candidates`` and reorder them; the rest keep their order below. Every
