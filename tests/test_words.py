@@ -43,6 +43,19 @@ def test_a_thing_asked_about_is_found_in_either_number():
     assert amount_in(read_question("How many dwarves were there?"), "one dwarf and three gnomes guarded it") == "one"
 
 
+def test_any_number_word_counts_what_follows_it():
+    """A head count is written in words of every size, and with the nouns that count ("a pair of"); the noun must
+    follow the number, so "a pair of gloves" counts no guards."""
+    guards = read_question("How many guards were there?")
+    assert amount_in(guards, "Fifteen guards stood by the gate") == "Fifteen"
+    assert amount_in(guards, "twenty-three guards stood by the gate") == "twenty-three"
+    assert amount_in(guards, "a couple of the guards stood by the gate") == "a couple"
+    assert amount_in(guards, "half a dozen guards stood by the gate") == "half a dozen"
+    assert amount_in(guards, "He sold a pair of gloves to the guards") is None
+    hulks = read_question("How many umber hulks did we fight?")
+    assert amount_in(hulks, "the encounter with a pair of umber hulks") == "a pair"
+
+
 def test_a_verb_is_read_by_its_lemma_and_a_role_by_the_verb_it_names():
     assert base("gave") == base("given") == base("gives") == "give"
     assert base("married") == "marry" and base("yeeted") == "yeet"  # the dictionary's, then its rules

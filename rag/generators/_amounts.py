@@ -12,12 +12,18 @@ from rag.question import Question
 
 AMOUNT_KINDS = ("amount", "money", "age", "year")
 
-_NUMBER = r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred|thousand|dozen)\b"
+# Number words are a closed class of English: every cardinal below a hundred ("fifteen", "twenty-three"), a scale
+# after one ("a hundred", "two thousand"), and the nouns that count as a number does ("a pair of umber hulks", "a
+# couple of guards", "half a dozen goblins").
+_UNITS = "one|two|three|four|five|six|seven|eight|nine"
+_TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_CARDINAL = rf"(?:(?:{_TENS})(?:[-\s](?:{_UNITS}))?|{_TEENS}|{_UNITS})(?:\s+(?:hundred|thousand|million))?"
+_COUNTING = r"an?\s+(?:hundred|thousand|million)|(?:a\s+|half\s+a\s+)?dozen|an?\s+(?:pair|couple)(?=\s+of\b)"
+_NUMBER = rf"\d|\b(?:{_CARDINAL}|{_COUNTING})\b"
 _COINS = r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b"  # "15g", "50,000 gold"
 _AMOUNT = re.compile(
-    rf"(?:{_COINS}|\b\d[\d,.]*\b|"
-    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a hundred|a thousand|a dozen)\b"
-    r"(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
+    rf"(?:{_COINS}|\b\d[\d,.]*\b|\b(?:{_CARDINAL}|{_COUNTING})\b(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
@@ -30,10 +36,12 @@ _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 
 
 def number_of(noun: str, sentence: str) -> str | None:
-    """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them"; not
-    "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
+    """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them", "a pair
+    of umber hulks"; not "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
     thing = rf"(?:[\w'’-]+\s+){{0,2}}?{noun_pattern(noun)}\b"
-    counting = re.compile(rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:the|their|our|his|her)\s+)?{thing})", re.I)
+    counting = re.compile(
+        rf"\s+(?:of\s+(?:them|those|these)\b|(?:of\s+(?:(?:the|their|our|his|her)\s+)?)?{thing})", re.I
+    )
     return next((m.group(0).strip() for m in _AMOUNT.finditer(sentence) if counting.match(sentence, m.end())), None)
 
 
