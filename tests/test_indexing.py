@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.config import load_config
@@ -181,8 +182,6 @@ def test_an_index_made_at_another_precision_is_read_again_whole_and_says_why(tmp
 def test_notes_synced_in_two_steps_search_as_the_same_notes_indexed_at_once(tmp_path, real_embedder):
     """A group adds a session's notes to a campaign: every passage keeps the vector it would have had in one
     index of all the notes, so nothing a player asked before the new notes changes for it but by what they add."""
-    import numpy as np
-
     notes = tmp_path / "notes"
     write(notes, "Session 1.md", S1)
     config = load_config(overrides={"store.path": ":memory:", "campaign": "t"})

@@ -20,10 +20,11 @@ _TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _CARDINAL = rf"(?:(?:{_TENS})(?:[-\s](?:{_UNITS}))?|{_TEENS}|{_UNITS})(?:\s+(?:hundred|thousand|million))?"
 _COUNTING = r"an?\s+(?:hundred|thousand|million)|(?:a\s+|half\s+a\s+)?dozen|an?\s+(?:pair|couple)(?=\s+of\b)"
-_NUMBER = rf"\d|\b(?:{_CARDINAL}|{_COUNTING})\b"
+_NUMBER_WORDS = rf"\b(?:{_CARDINAL}|{_COUNTING})\b"
+_NUMBER = rf"\d|{_NUMBER_WORDS}"
 _COINS = r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b"  # "15g", "50,000 gold"
 _AMOUNT = re.compile(
-    rf"(?:{_COINS}|\b\d[\d,.]*\b|\b(?:{_CARDINAL}|{_COUNTING})\b(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
+    rf"(?:{_COINS}|\b\d[\d,.]*\b|{_NUMBER_WORDS}(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
