@@ -255,6 +255,13 @@ def said_by_one_word(name: str, said: str) -> bool:
     return personal and any(len(w) >= 4 and w not in TITLES and f" {w} " in said for w in words)
 
 
+def in_full(name: str) -> str:
+    """A pattern for a name as the notes may write it in full, ``name`` being a regular expression for the name as
+    asked: "Who is Scanlan?" is answered by "Sam Riegel plays Scanlan Shorthalt, the gnome bard.", as a two-word
+    name is said by either of its words (``said_by_one_word``). Up to two more capitalised words, on the line."""
+    return rf"(?:{name})(?: (?-i:[A-Z])[\w'’-]+){{0,2}}"
+
+
 def names_passage(wanted: tuple[str, ...], text: str) -> bool:
     """The passage names someone the question names: the whole name, or for a two-word personal name
     ("Lionel Gayheart") either word; a name built with "of" ("Heart of the Wild") only whole."""

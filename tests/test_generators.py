@@ -443,6 +443,12 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     assert opening("Who is Murghol?", "They fight King Murghol, the duergar king.").startswith(
         "Murghol: the duergar king. "
     )  # a title before X ends no clause
+    # a name asked by one word is described where the notes write it in full; a full name is not another's
+    assert opening("Who is Scanlan?", "Sam Riegel plays Scanlan Shorthalt, the gnome bard.").startswith(
+        "Scanlan: the gnome bard. "
+    )
+    toshekatsu = "Ichiro Toshekatsu, the Badger champion, may not be upset."
+    assert opening("Who was Ichiro Shingen?", toshekatsu).startswith("Ichiro Toshekatsu")  # no lead
     # a name with a particle or an abbreviated title is asked about whole; "a bit" says how much, not what X is
     assert opening("Who's Vraxen de Vrait?", "Vraxen de Vrait, a powerful fighter who leaves at night.").startswith(
         "Vraxen de Vrait: a powerful fighter. "

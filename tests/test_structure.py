@@ -180,3 +180,23 @@ def test_who_is_x_finds_where_the_notes_say_in_passing_what_x_is_however_far_dow
         assert deep.search("Who is Grog?").hits[0].chunk.source == "Session 1.md"
     finally:
         notes.close()
+
+
+def test_who_is_x_finds_the_passage_saying_what_x_is_under_xs_full_name(tmp_path):
+    """Asked by one word, "Who is Scanlan?" is answered where the cast list writes the name in full ("Scanlan
+    Shorthalt, the gnome bard."), as "Scanlan" says "Scanlan Shorthalt" anywhere else."""
+    cast = {
+        "Session 1.md": CAST["Session 1.md"] + "- Sam plays Scanlan Shorthalt, the gnome bard.\n",
+        **{
+            f"Session {n}.md": f"# Session Start\n## Fight {n}\n- Scanlan sings. Scanlan falls and Scanlan gets up.\n"
+            for n in range(2, 30)
+        },
+    }
+    notes = indexed(tmp_path, "edge", cast, "f")
+    try:
+        deep = notes.with_settings({"retrieval.candidates": 50})
+        plain = deep.with_settings({"retrieval.subject_first": "off"}).search("Who is Scanlan?")
+        assert [h.chunk.source for h in plain.candidates].index("Session 1.md") >= 5
+        assert deep.search("Who is Scanlan?").hits[0].chunk.source == "Session 1.md"
+    finally:
+        notes.close()

@@ -24,7 +24,7 @@ from rag.campaign.aliases import AliasTable
 from rag.campaign.table_talk import retells, the_evening
 from rag.config import RetrievalConfig
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, introduction, norm
+from rag.names import CLAUSE_BEFORE, in_full, introduction, norm
 from rag.question import Question
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
@@ -127,7 +127,10 @@ def defining_passage(question: Question, order: list[str], chunks: dict[str, Chu
     subjects = [n for n in question.names if len(n) >= 3]
     if not subjects:
         return None
-    alternatives = "|".join(re.escape(n) for n in sorted(subjects, key=len, reverse=True))
+    # a name asked by one word may be written in full; a full name is not another's first name ("Ichiro Toshekatsu")
+    alternatives = "|".join(
+        re.escape(n) if " " in n else in_full(re.escape(n)) for n in sorted(subjects, key=len, reverse=True)
+    )
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
     introduces = re.compile(introduction(alternatives), re.I)
     in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
