@@ -34,8 +34,12 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     for key in keys:
         k = re.escape(key)
         asked = in_full(k) if len(parts) == 1 else k  # "Scanlan Shorthalt, the gnome bard"; not Ichiro Toshekatsu
-        after = re.search(rf"\b{asked}(?:'s|’s)?\s*(,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}", sentence, re.I)
-        if after and after.group(1) == "," and CLAUSE_BEFORE.search(sentence[: after.start()]):
+        after = re.search(
+            rf"\b{asked}(?:'s|’s)?\s*(,\s*who\s+(?:is|was)\b|,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}",
+            sentence,
+            re.I,
+        )  # "Lord Nostoc Greyspine, who is the head of the Greyspine mines" too, as the search reads it
+        if after and after.group(1).startswith(",") and CLAUSE_BEFORE.search(sentence[: after.start()]):
             after = None  # "Not getting anywhere with Grog, the party interrogates…": a clause ends at X
         if after and after.group(1) == ":" and not _HEADS.match(sentence[: after.start()]):
             after = None  # "the vision that guided her to the Underdark: a vision of Orcus" tells of the vision
