@@ -290,6 +290,11 @@ def introduction(name: str) -> str:
     )
 
 
+# "Lord Nostoc Greyspine, who is the head of the mines": a relative clause after a name says what they are, as "X is
+# …" does. Read by the search ("Who is X?" gets that passage first) and by the answerer (its lead says it).
+WHO_IS = r",?\s+who\s+(?:is|was|are|were)\b"
+
+
 # A quotation in double quotes, straight or curly, within one line
 _QUOTATION = re.compile(r'"[^"\n]+"|“[^”\n]+”')
 _GOES_ON = re.compile(r"\s*[-–—,;:]")  # marks that go on with the sentence before them, never start one

@@ -450,7 +450,9 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     lord = "Talking to Lord Nostoc Greyspine, who is the head of the mines, they learn of the paladin."
     assert opening("Who is Nostoc?", lord).startswith(
         "Nostoc: the head of the mines. "
-    )  # a relative clause says it too
+    )  # a relative clause says it too, with its comma or without, as the search reads it
+    gell = "We meet Gell Wiildheart who is a berzerker, like a cowboy."
+    assert opening("Who's Gell Wiildheart?", gell).startswith("Gell Wiildheart: a berzerker. ")
     toshekatsu = "Ichiro Toshekatsu, the Badger champion, may not be upset."
     assert opening("Who was Ichiro Shingen?", toshekatsu).startswith("Ichiro Toshekatsu")  # no lead
     # a name with a particle or an abbreviated title is asked about whole; "a bit" says how much, not what X is

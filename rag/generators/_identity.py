@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, STOPWORDS, in_full, introduction, norm
+from rag.names import CLAUSE_BEFORE, STOPWORDS, WHO_IS, in_full, introduction, norm
 
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
@@ -35,10 +35,10 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         k = re.escape(key)
         asked = in_full(k) if len(parts) == 1 else k  # "Scanlan Shorthalt, the gnome bard"; not Ichiro Toshekatsu
         after = re.search(
-            rf"\b{asked}(?:'s|’s)?\s*(,\s*who\s+(?:is|was)\b|,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}",
+            rf"\b{asked}(?:'s|’s)?\s*({WHO_IS}|,|\(|:|\bis\b|\bwas\b|\s[-–—])\s*{_DESCRIPTION}",
             sentence,
             re.I,
-        )  # "Lord Nostoc Greyspine, who is the head of the Greyspine mines" too, as the search reads it
+        )  # "Lord Nostoc Greyspine, who is the head of the Greyspine mines" too (``WHO_IS``), as the search reads it
         if after and after.group(1).startswith(",") and CLAUSE_BEFORE.search(sentence[: after.start()]):
             after = None  # "Not getting anywhere with Grog, the party interrogates…": a clause ends at X
         if after and after.group(1) == ":" and not _HEADS.match(sentence[: after.start()]):

@@ -24,7 +24,7 @@ from rag.campaign.aliases import AliasTable
 from rag.campaign.table_talk import retells, the_evening
 from rag.config import RetrievalConfig
 from rag.models import Chunk
-from rag.names import CLAUSE_BEFORE, in_full, introduction, norm
+from rag.names import CLAUSE_BEFORE, WHO_IS, in_full, introduction, norm
 from rag.question import Question
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
@@ -134,7 +134,7 @@ def defining_passage(question: Question, order: list[str], chunks: dict[str, Chu
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
     introduces = re.compile(introduction(alternatives), re.I)
     in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
-    relative = re.compile(rf"\b(?:{alternatives}),?\s+who\s+{_DEFINES}", re.I)
+    relative = re.compile(rf"\b(?:{alternatives}){WHO_IS}\s+(?:a|an|the|one\s+of)\b", re.I)
 
     def describes(text: str) -> bool:
         if introduces.search(text) or relative.search(text):
