@@ -28,7 +28,8 @@ from rag.names import CLAUSE_BEFORE, WHO_IS, in_full, introduction, norm
 from rag.question import Question
 
 # "X is a …", "X was the …", "X is one of …": a sentence saying what X is, not what X did ("X is knocked out")
-_DEFINES = r"(?:is|was|are|were)\s+(?:a|an|the|one\s+of)\b"
+_KIND = r"(?:a|an|the|one\s+of)\b"
+_DEFINES = rf"(?:is|was|are|were)\s+{_KIND}"
 # "Grog, the goliath barbarian.": a short description set off by commas; not "Grog, the party interrogates the…"
 _APPOSITION = r",\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){0,4}[\w'’-]+(?=\s*(?:[.,;:)]|$))"
 DEFINITION_DEPTH = 20  # the best passages searched for one
@@ -134,7 +135,7 @@ def defining_passage(question: Question, order: list[str], chunks: dict[str, Chu
     defines = re.compile(rf"(?:^|[.!?]\s+|\n)[-*+\s]*(?:{alternatives})\s+{_DEFINES}", re.IGNORECASE)
     introduces = re.compile(introduction(alternatives), re.I)
     in_passing = re.compile(rf"\b(?:{alternatives}){_APPOSITION}", re.I | re.M)
-    relative = re.compile(rf"\b(?:{alternatives}){WHO_IS}\s+(?:a|an|the|one\s+of)\b", re.I)
+    relative = re.compile(rf"\b(?:{alternatives}){WHO_IS}\s+{_KIND}", re.I)
 
     def describes(text: str) -> bool:
         if introduces.search(text) or relative.search(text):
