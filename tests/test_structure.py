@@ -175,9 +175,8 @@ def cast_list_found(tmp_path, vault: dict[str, str], question: str) -> tuple[int
     try:
         deep = notes.with_settings({"retrieval.candidates": 50})
         plain = deep.with_settings({"retrieval.subject_first": "off"}).search(question)
-        return [h.chunk.source for h in plain.candidates].index("Session 1.md"), deep.search(question).hits[
-            0
-        ].chunk.source
+        first = deep.search(question).hits[0]
+        return [h.chunk.source for h in plain.candidates].index("Session 1.md"), first.chunk.source
     finally:
         notes.close()
 
