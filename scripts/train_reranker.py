@@ -156,8 +156,9 @@ def mine_vaults(args) -> list[dict]:
         if not out.exists() or args.remine:
             rows_of_vault = _mine_vault(Path(notes), Path(questions), args)
             out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows_of_vault), encoding="utf-8")
-        rows += read_rows(out)
-        log(f"{out.name}: {sum(1 for _ in out.open(encoding='utf-8'))} questions")
+        vault_rows = read_rows(out)
+        rows += vault_rows
+        log(f"{out.name}: {len(vault_rows)} questions")
     return rows
 
 
@@ -311,7 +312,7 @@ def train(args, examples: list[dict]) -> None:
             out = Path(args.out)
             out = (out if out.is_absolute() else ROOT / out).with_name(f"{out.name}-checkpoint-{step + 1}")
             model.eval()
-            save(model, out, args, step + 1, -1, elapsed / 60)
+            save(model, out, args, step + 1, None, elapsed / 60)  # questions seen: counted at the end
             model.train()
         if step + 1 >= plan["total"]:
             break
@@ -328,7 +329,7 @@ def train(args, examples: list[dict]) -> None:
     shutil.rmtree(base, ignore_errors=True)
 
 
-def save(model, out: Path, args, steps: int, seen: int, minutes: float) -> None:
+def save(model, out: Path, args, steps: int, seen: int | None, minutes: float) -> None:
     """The model as ``reranker.model`` loads it, with how it was trained beside it."""
     if out.exists():
         shutil.rmtree(out)
@@ -438,6 +439,8 @@ def main(argv=None) -> None:
     ap.add_argument("--epochs", type=int, default=1, help="passes over the questions (the budget may stop sooner)")
     ap.add_argument("--save-every-min", type=float, default=0, help="a checkpoint folder this often (0: none)")
     args = ap.parse_args(argv)
+    if any(v.count(":") != 1 for v in args.vault):
+        ap.error("--vault takes NOTES:QUESTIONS")
     refuse_dev_sets(args.notes, args.questions, *(part for v in args.vault for part in v.split(":")))
     Path(args.work).mkdir(parents=True, exist_ok=True)
 
