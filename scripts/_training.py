@@ -4,6 +4,7 @@ line with the time, since mining and training run for minutes to an hour."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -20,3 +21,8 @@ if str(ROOT) not in sys.path:
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """Every row of a JSON-lines file (mined rows, question sets), blank lines skipped."""
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]

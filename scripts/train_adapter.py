@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from _training import log  # offline models, the project importable
+from _training import log, read_jsonl  # offline models, the project importable
 
 
 def mine(args) -> None:
@@ -40,7 +40,7 @@ def mine(args) -> None:
 
     config = load_config(overrides={"data_dir": "/tmp/adapter-data"})
     embedder = get_embedder(config.embedding)
-    rows = [json.loads(line) for line in Path(args.questions).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(args.questions)
     by_story: dict[str, list[dict]] = {}
     for r in rows:
         if r.get("evidence") and r.get("sessions"):

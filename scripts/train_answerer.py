@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from _training import log  # offline models, the project importable
+from _training import log, read_jsonl  # offline models, the project importable
 
 
 def mine(args) -> None:
@@ -154,7 +154,7 @@ FEATURES = [
 def train(args) -> None:
     from rag.measure.logistic import fit_logistic
 
-    rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(args.train)
     groups = np.array([r["id"].rsplit("-", 1)[0] for r in rows])  # the story
     x = np.array([features(r, FEATURES) for r in rows])
     out: dict = {

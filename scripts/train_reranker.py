@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _training import ROOT, log  # offline models, the project importable
+from _training import ROOT, log, read_jsonl  # offline models, the project importable
 
 # what we measure on: never train on these
 DEV_SETS = (
@@ -156,7 +156,7 @@ def mine_vaults(args) -> list[dict]:
         if not out.exists() or args.remine:
             rows_of_vault = _mine_vault(Path(notes), Path(questions), args)
             out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows_of_vault), encoding="utf-8")
-        vault_rows = read_rows(out)
+        vault_rows = read_jsonl(out)
         rows += vault_rows
         log(f"{out.name}: {len(vault_rows)} questions")
     return rows
@@ -185,10 +185,6 @@ def _mine_vault(notes: Path, questions: Path, args) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------- examples
-def read_rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def build_examples(rows: list[dict], args, rng: random.Random) -> list[dict]:
     """One example per question: a positive, up to ``--negatives`` hard negatives and ``--easy-negatives``
     passages of other questions, in a seeded order."""
@@ -273,8 +269,9 @@ def train(args, examples: list[dict]) -> None:
         f"{len(examples)} questions, {len(batches)} batches of {args.batch_size} passages, loss {args.loss}, "
         f"budget {args.budget_min} min"
     )
+    out = Path(args.out) if Path(args.out).is_absolute() else ROOT / args.out
     started = time.perf_counter()
-    running, saved = [], {"at": 0.0}
+    running, last_saved = [], 0.0
     for step, batch in enumerate(batches):
         if args.loss == "bce":
             q, p, y = zip(*batch, strict=True)
@@ -306,13 +303,12 @@ def train(args, examples: list[dict]) -> None:
                 f"lr {scheduler.get_last_lr()[0]:.2e} {elapsed / 60:.1f} min"
             )
             running = []
-        if args.save_every_min and elapsed - saved["at"] > args.save_every_min * 60:
+        if args.save_every_min and elapsed - last_saved > args.save_every_min * 60:
             # a checkpoint to measure while training goes on (the model goes back to training mode after)
-            saved["at"] = elapsed
-            out = Path(args.out)
-            out = (out if out.is_absolute() else ROOT / out).with_name(f"{out.name}-checkpoint-{step + 1}")
+            last_saved = elapsed
             model.eval()
-            save(model, out, args, step + 1, None, elapsed / 60)  # questions seen: counted at the end
+            checkpoint = out.with_name(f"{out.name}-checkpoint-{step + 1}")
+            save(model, checkpoint, args, step + 1, None, elapsed / 60)  # questions seen: counted at the end
             model.train()
         if step + 1 >= plan["total"]:
             break
@@ -324,8 +320,7 @@ def train(args, examples: list[dict]) -> None:
     log(f"trained {step + 1} steps ({seen} questions) in {minutes:.1f} min")
 
     model.eval()
-    out = Path(args.out)
-    save(model, out if out.is_absolute() else ROOT / out, args, step + 1, seen, minutes)
+    save(model, out, args, step + 1, seen, minutes)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -445,7 +440,7 @@ def main(argv=None) -> None:
     Path(args.work).mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
-    rows = read_rows(mine(args))
+    rows = read_jsonl(mine(args))
     vault_rows = mine_vaults(args)
     log(f"mining done after {(time.perf_counter() - started) / 60:.1f} min")
     if args.mine_only:

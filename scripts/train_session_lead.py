@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from _training import log  # offline models, the project importable
+from _training import log, read_jsonl  # offline models, the project importable
 
 FEATURES = ["session_sure", "session_margin"]
 SESSIONS_PER_QUESTION = 2  # the lead comes from the best quotes, nearly always of the first or second session
@@ -68,7 +68,7 @@ def mine(args) -> None:
 def train(args) -> None:
     from rag.measure.logistic import fit_logistic
 
-    rows = [json.loads(line) for line in Path(args.train).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(args.train)
     x = np.array([[float(r[n]) for n in FEATURES] for r in rows])
     y = np.array([int(r["gold"]) for r in rows])
     groups = np.array([r["story"] for r in rows])  # a story's questions stay on one side of each fold
