@@ -41,10 +41,9 @@ def form(question) -> str:
 
 def mine(args) -> list[dict]:
     from rag.config import load_config
-    from rag.measure.answer_eval import key_term, lead_line
+    from rag.measure.answer_eval import lead_is_right, lead_line
     from rag.measure.evaluation import corpora
     from rag.measure.questions import load_training_questions
-    from rag.names import norm
     from rag.pipeline import Pipeline
     from rag.question import read_question
 
@@ -58,13 +57,13 @@ def mine(args) -> list[dict]:
             pipeline.index(folder, campaign)
             for q in asked:
                 answer = pipeline.answer(q.question, campaign)
-                lead, key = lead_line(answer.text), key_term(q)
+                lead = lead_line(answer.text)
                 rows.append(
                     {
                         "id": q.id,
                         "form": form(read_question(q.question)),
                         "lead": lead,
-                        "right": bool(lead and key and key in norm(lead)),
+                        "right": bool(lead and lead_is_right(q, lead)),
                         "holds_evidence": answer.trace.get("holds_evidence") or 0.0,
                         "support": answer.trace.get("support") or 0.0,
                         "signals": answer.trace.get("signals") or {},

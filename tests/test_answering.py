@@ -5,6 +5,7 @@ secrets, answer evaluation, and the ``run`` command. Fake embedder + in-memory Q
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -12,7 +13,7 @@ from rag.answering import generated_confidence, offline_rewrite
 from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.cli import main
 from rag.config import load_config
-from rag.measure.answer_eval import run_answer_eval, said, score_answer, token_f1
+from rag.measure.answer_eval import lead_is_right, run_answer_eval, said, score_answer, token_f1
 from rag.measure.questions import GoldQuestion
 from rag.measure.report import render_answers
 from rag.models import Answer, Chunk, Filters, Hit
@@ -462,6 +463,27 @@ def test_a_lead_is_right_only_by_what_it_says_not_by_the_passage_it_cites():
 
     assert lead("Caduceus. [C2 Session 31 · Trip to The Invulnerable Vagrant]") == 0.0
     assert lead("Pumat Sol: the owner of the Invulnerable Vagrant. [C2 Session 31 · Part I]") == 1.0
+
+
+def test_a_description_answers_who_someone_is_when_the_gold_answer_says_it_too():
+    """Asked who X is, "Esher: a male bride." is right for "A male bride of Strahd…", though it does not name
+    Strahd (the key term); a description sharing no word with the gold answer, or only the question's words, is
+    not. Other kinds still need the key term."""
+    gold = GoldQuestion(
+        id="1",
+        question="Who is Esher?",
+        sessions=[17],
+        evidence=[],
+        kind="entity",
+        answer="A male bride of Strahd who tried to overthrow him and failed.",
+    )
+    assert lead_is_right(gold, "Esher: a male bride. [Session 17]")
+    assert lead_is_right(gold, "Esher: the brides' rebel, Strahd's. [Session 17]")  # the key term still counts
+    assert not lead_is_right(gold, "Esher: a vampire spawn. [Session 17]")
+    assert not lead_is_right(gold, "Esher: Esher. [Session 17 · Brides]")  # the question's word; the citation
+    fact = replace(gold, kind="fact", question="Who tried to overthrow Strahd?", answer="Esher, a male bride.")
+    assert not lead_is_right(fact, "A male bride. [Session 17]")  # "Esher" is what it asks
+    assert lead_is_right(replace(gold, answer=""), "Esher: a bride.") is None
 
 
 def test_answer_f1_is_squads():

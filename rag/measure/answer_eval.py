@@ -8,8 +8,9 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
 - ``answer_has_evidence``: share of answerable questions whose answer text contains an evidence span
   (a refusal counts as a miss);
 - ``short_answer_correct``: share of answerable questions whose lead line (the answer's first paragraph, when the
-  answer opens with a short answer on a line of its own) says the gold answer's key term (``key_term``; its citation
-  left out), by the evaluation's ``norm``; an answer without a lead line, or a refusal, counts as a miss;
+  answer opens with a short answer on a line of its own) is right (``lead_is_right``: it says the gold answer's key
+  term, its citation left out, by the evaluation's ``norm``; or, asked who or what X is, it describes X with a word
+  of the gold answer); an answer without a lead line, or a refusal, counts as a miss;
 - ``short_answer_precision``: of the answers that show a lead line, the share whose lead holds the key term (how
   often a short answer a player sees is right);
 - ``answer_f1``: token-level F1 of what the answer says (its citations and warning lines left out) against the
@@ -33,7 +34,7 @@ from typing import Any
 from rag.measure.evaluation import indexed_corpora, supports
 from rag.measure.questions import GoldQuestion, load_questions
 from rag.measure.stats import p50_p95
-from rag.names import STOPWORDS, names, norm
+from rag.names import STOPWORDS, names, norm, stem
 from rag.pipeline import Pipeline
 
 _NUMBER = re.compile(r"\d[\d,.]*")
@@ -54,6 +55,30 @@ def key_term(q: GoldQuestion) -> str | None:
     if m := _NUMBER.search(q.answer):
         return norm(m.group(0))
     return next((norm(w) for w in _WORD.findall(q.answer) if w.casefold() not in STOPWORDS and len(w) > 2), None)
+
+
+def lead_is_right(q: GoldQuestion, lead: str) -> bool | None:
+    """Whether a short answer is right by what it says (its citation left out), or None when the gold answer gives
+    nothing to check it by. It is right when it says the key term (``key_term``). Asked who or what X is
+    (kind ``entity``), it is also right when what it says of X shares a word with the gold answer: a description is
+    what that question asks, and the key term, the gold's first name that the question does not give, is one detail
+    of it ("Esher: a male bride." answers "A male bride of Strahd who tried to overthrow him", whose key term is
+    "Strahd"). The question's own words do not count."""
+    key = key_term(q)
+    if key is None:
+        return None
+    text = said(lead)
+    if key in norm(text):
+        return True
+    if q.kind != "entity":
+        return False
+    asked = _content(q.question)
+    described = text.split(":", 1)[1] if ":" in text else text  # "X: a male bride." describes X after the colon
+    return bool((_content(described) - asked) & (_content(q.answer) - asked))
+
+
+def _content(text: str) -> set[str]:
+    return {stem(w.casefold()) for w in _WORD.findall(text) if w.casefold() not in STOPWORDS}
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -104,9 +129,9 @@ def score_answer(q, result) -> dict[str, Any]:
         row["refusal_correct"] = float(result.refused)
         return row
     row["false_refusal"] = float(result.refused)
-    if key := key_term(q):
+    if (right := lead_is_right(q, lead_line(result.text))) is not None:
         # what the lead says, not the passage name it cites ("Caduceus. [… Trip to The Invulnerable Vagrant]")
-        row["short_answer_correct"] = float(not result.refused and key in norm(said(lead_line(result.text))))
+        row["short_answer_correct"] = float(not result.refused and right)
         row["lead_shown"] = float(not result.refused and bool(lead_line(result.text)))
     if q.answer.strip():
         row["answer_f1"] = 0.0 if result.refused else round(token_f1(said(result.text), q.answer), 4)
