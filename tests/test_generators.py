@@ -932,6 +932,22 @@ def test_an_answer_whose_quotes_never_give_the_asked_detail_is_refused():
     assert support_note(gen, question, hits) == "the passages it would quote never give an age"
 
 
+def test_a_name_asked_of_someone_the_quotes_never_name_is_refused():
+    """Asked the name of a red wizard, the passages that tell of one hold other names (the Black Spider's,
+    Dravik's): none of them is the wizard's, so the answer cannot say it. Where a passage names him, it leads."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    question = "What's the name of the red wizard poking around Old Owl Well?"
+    unnamed = [
+        hit("The Black Spider tells Dravik how a red wizard is poking around Old Owl Well.", 13, 5),
+        hit("Dravik asks the Black Spider about the tunnels under Old Owl Well.", 13, 6, 2),
+    ]
+    assert support_score(gen, question, unnamed) == 0.0
+    assert support_note(gen, question, unnamed) == "the passages it would quote never give a name"
+    named = [hit("At Old Owl Well we meet the red wizard, named Hamun Kost, poking around the ruins.", 14, 2)]
+    assert support_score(gen, question, named) > 0
+    assert answer_text(gen, question, named).startswith("Hamun Kost.")
+
+
 def test_a_question_about_something_no_passage_mentions_is_refused():
     """Names the notes know (Port Nyanzaru, Morgan) bring back passages that score like answers; the thing asked
     about (a mayor, Morgan's horse, a birthday) is what the notes never mention."""

@@ -152,6 +152,8 @@ class ExtractiveGenerator(Generator):
         if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
             missing = missing_detail(question, self.quotes_text(all_sentences))
             where = "passages it would quote never give"
+        if not missing and question.kind == "name" and not self.names_it(question, all_sentences):
+            missing, where = DETAIL_KINDS["name"], "passages it would quote never give"
         if missing:
             return 0.0, f"the {where} {missing}"
         if about:  # ...scored on the question's other words: the name alone answers nothing
@@ -161,6 +163,13 @@ class ExtractiveGenerator(Generator):
                 score = weigh.support_meaning * max(best.meaning, 0.0) + weigh.support_keywords * overlap
                 return round(score + weigh.support_rank / best.hit.rank, 4), None
         return round(best.score, 4), None
+
+    def names_it(self, question: Question, scored: list[Sentence]) -> bool:
+        """Asked for a name, whether what the answer would quote gives the asked thing one: the short answer it
+        would lead with. A name elsewhere in the quotes is someone else's ("What's the name of the Red Wizard of
+        Thay?" is not answered by "the Black Spider tells Dravik how a red wizard of Thay is poking about"), and
+        an answer that cannot say which name was asked for has not found it."""
+        return self.lead(question, self.quoted(self.pick(scored))[1], scored) is not None
 
     def pick(self, scored: list[Sentence]) -> list[Sentence]:
         """The sentences to quote, best pick first: at most ``max_sentences``, each within ``reading.pick_keep`` of
