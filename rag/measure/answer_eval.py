@@ -11,8 +11,8 @@ Same question files and matching rule as retrieval evaluation (``rag.measure.eva
   answer opens with a short answer on a line of its own) is right (``lead_is_right``: it says the gold answer's key
   term, its citation left out, by the evaluation's ``norm``; or, asked who or what X is, it describes X with a word
   of the gold answer); an answer without a lead line, or a refusal, counts as a miss;
-- ``short_answer_precision``: of the answers that show a lead line, the share whose lead holds the key term (how
-  often a short answer a player sees is right);
+- ``short_answer_precision``: of the answers that show a lead line, the share whose lead is right (how often a
+  short answer a player sees is right);
 - ``answer_f1``: token-level F1 of what the answer says (its citations and warning lines left out) against the
   reference ``answer``, normalised as SQuAD does (lowercased, punctuation and the articles a/an/the removed), over
   answerable questions that give one; a refusal scores 0. Fits a generated answer, which rewords the notes;
@@ -34,7 +34,7 @@ from typing import Any
 from rag.measure.evaluation import indexed_corpora, supports
 from rag.measure.questions import GoldQuestion, load_questions
 from rag.measure.stats import p50_p95
-from rag.names import STOPWORDS, names, norm, stem
+from rag.names import STOPWORDS, content_words, names, norm
 from rag.pipeline import Pipeline
 
 _NUMBER = re.compile(r"\d[\d,.]*")
@@ -72,13 +72,9 @@ def lead_is_right(q: GoldQuestion, lead: str) -> bool | None:
         return True
     if q.kind != "entity":
         return False
-    asked = _content(q.question)
+    asked = content_words(q.question)
     described = text.split(":", 1)[1] if ":" in text else text  # "X: a male bride." describes X after the colon
-    return bool((_content(described) - asked) & (_content(q.answer) - asked))
-
-
-def _content(text: str) -> set[str]:
-    return {stem(w.casefold()) for w in _WORD.findall(text) if w.casefold() not in STOPWORDS}
+    return bool((content_words(described) - asked) & (content_words(q.answer) - asked))
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
