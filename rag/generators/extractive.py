@@ -150,10 +150,7 @@ class ExtractiveGenerator(Generator):
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
         missing, where = missing_detail(question, shown), "closest passage never gives"
         if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
-            missing = missing_detail(question, self.quotes_text(all_sentences))
-            where = "passages it would quote never give"
-        if not missing and question.kind == "name" and not self.names_it(question, all_sentences):
-            missing, where = DETAIL_KINDS["name"], "passages it would quote never give"
+            missing, where = self.quotes_lack(question, all_sentences), "passages it would quote never give"
         if missing:
             return 0.0, f"the {where} {missing}"
         if about:  # ...scored on the question's other words: the name alone answers nothing
@@ -163,13 +160,6 @@ class ExtractiveGenerator(Generator):
                 score = weigh.support_meaning * max(best.meaning, 0.0) + weigh.support_keywords * overlap
                 return round(score + weigh.support_rank / best.hit.rank, 4), None
         return round(best.score, 4), None
-
-    def names_it(self, question: Question, scored: list[Sentence]) -> bool:
-        """Asked for a name, whether what the answer would quote gives the asked thing one: the short answer it
-        would lead with. A name elsewhere in the quotes is someone else's ("What's the name of the Red Wizard of
-        Thay?" is not answered by "the Black Spider tells Dravik how a red wizard of Thay is poking about"), and
-        an answer that cannot say which name was asked for has not found it."""
-        return self.lead(question, self.quoted(self.pick(scored))[1], scored) is not None
 
     def pick(self, scored: list[Sentence]) -> list[Sentence]:
         """The sentences to quote, best pick first: at most ``max_sentences``, each within ``reading.pick_keep`` of
@@ -221,11 +211,17 @@ class ExtractiveGenerator(Generator):
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             yield f"{'' if i == 0 else ' '}{quote_text(parts, s, run)} {s.hit.chunk.label}"
 
-    def quotes_text(self, scored: list[Sentence]) -> str:
-        """All that the answer would quote: "How old is Xandala?" is best matched by Valindra's age at a sentence
-        the answer does not pick, and an answer whose quotes hold no age cannot say it."""
+    def quotes_lack(self, question: Question, scored: list[Sentence]) -> str | None:
+        """The asked detail when what the answer would quote lacks it: "How old is Xandala?" is best matched by
+        Valindra's age at a sentence the answer does not pick, and an answer whose quotes hold no age cannot say it.
+        A name must be the asked thing's: the short answer the answer would lead with. A name elsewhere in the
+        quotes is someone else's ("What's the name of the Red Wizard of Thay?" is not answered by "the Black Spider
+        tells Dravik how a red wizard of Thay is poking about"), and an answer that cannot say which name was asked
+        for has not found it."""
         parts, runs = self.quoted(self.pick(scored))
-        return " ".join(quote_text(parts, s, run) for s, run in runs)
+        if question.kind == "name":
+            return None if self.lead(question, runs, scored) else DETAIL_KINDS["name"]
+        return missing_detail(question, " ".join(quote_text(parts, s, run) for s, run in runs))
 
     def quoted(self, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
         """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``)."""

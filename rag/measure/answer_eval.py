@@ -125,10 +125,11 @@ def score_answer(q, result) -> dict[str, Any]:
         row["refusal_correct"] = float(result.refused)
         return row
     row["false_refusal"] = float(result.refused)
-    if (right := lead_is_right(q, lead_line(result.text))) is not None:
+    lead = lead_line(result.text)
+    if (right := lead_is_right(q, lead)) is not None:
         # what the lead says, not the passage name it cites ("Caduceus. [… Trip to The Invulnerable Vagrant]")
         row["short_answer_correct"] = float(not result.refused and right)
-        row["lead_shown"] = float(not result.refused and bool(lead_line(result.text)))
+        row["lead_shown"] = float(not result.refused and bool(lead))
     if q.answer.strip():
         row["answer_f1"] = 0.0 if result.refused else round(token_f1(said(result.text), q.answer), 4)
     text = norm(result.text)
