@@ -6,7 +6,7 @@ questions (written in our own words, by helpers who never saw the product) are, 
 vault at one commit. Two are held out: the defaults were tuned on vault-toa, CRD3 and FairytaleQA, and their
 numbers did not carry to real vaults nobody had seen, so no choice may look at these (docs/EVALUATION.md says which
 numbers come from them). One is a dev vault, split into tune and test like the others (docs/eval/splits.json).
-Five are training vaults: data for learned decisions and for measuring an idea before the tune parts see it; no
+Eleven are training vaults: data for learned decisions and for measuring an idea before the tune parts see it; no
 headline number comes from them (docs/eval/questions/README.md).
 
     held out  vault-ryboure         https://github.com/zeal0u5/ryboureCampaign        a0f906e
@@ -17,6 +17,12 @@ headline number comes from them (docs/eval/questions/README.md).
     training  vault-nova            https://github.com/peebsw/Nova-Sessions           b17b158aad6deec49ec615190f42df055c8ea502
     training  vault-l5r             https://github.com/gage1145/L5R                   f5e2990a72f41d682e48c37850531fd444f11ce3
     training  vault-cos-bahodge     https://github.com/bahodge/curse_of_strahd        b660db5c7d28b06da19ef8283fa8a131dbecb084
+    training  vault-osaka           https://github.com/dexterbrye/shadowsofosaka      8637dc4a1bf961fb4544b0912e6f42fd19628653
+    training  vault-tyranny         https://github.com/harry353/ToD-Notes             2f9f1d2377397751916da66659d345f2df4db442
+    training  vault-icbm            https://github.com/QuadraticKing/ICBM_Notes       2d4eda36ac476241f377c401ac9349374e7861ef
+    training  vault-krynn           https://github.com/iamalexalvizo1/Krynn           b60272e55adb20f82d50e7da7fe716a80d72476c
+    training  vault-kingmaker       https://github.com/Solonarv/lud-kingmaker-notes   e4ed6c5a4d78996555e8159a61d8bebc97dd17ae
+    training  vault-carminus        https://github.com/nERD8932/Obsidian              9ed06a0c000fb1e1b57074ddb06ad6db2affb51d
 
     git clone https://github.com/zeal0u5/ryboureCampaign ../heldout/vault-ryboure
     git -C ../heldout/vault-ryboure checkout a0f906e
