@@ -221,6 +221,21 @@ def noun_forms(word: str) -> frozenset[str]:
     return frozenset(forms)
 
 
+def plural(noun: str) -> bool:
+    """The noun is a plural form ("books", "elves", "children"), by lemminflect's dictionary: "mentions books", never
+    "mentions a books". A word it does not know is read by its regular rules."""
+    from lemminflect import getAllLemmas, getAllLemmasOOV
+
+    word = noun.casefold()
+    lemmas = getAllLemmas(word, "NOUN").get("NOUN") or getAllLemmasOOV(word, "NOUN").get("NOUN") or (word,)
+    return word not in lemmas
+
+
+def article(phrase: str) -> str:
+    """"a " or "an " before the phrase, by the sound its first letter usually makes ("an ogre", "a password")."""
+    return "an " if phrase[:1].casefold() in "aeiou" else "a "
+
+
 @lru_cache(maxsize=16384)
 def noun_pattern(word: str) -> str:
     """A regular expression group matching the noun in either number (``noun_forms``): how a sentence is searched

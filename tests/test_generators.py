@@ -963,6 +963,9 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     assert support_note(gen, "What is the name of Morgan's horse?", city) == "no passage found names Morgan's horse"
     assert support_score(gen, "When is Morgan's birthday?", city) == 0.0
     assert support_note(gen, "How old is Morgan?", city) == "the closest passage never gives an age"
+    # a plural thing takes no article: "mentions books", never "mentions a books"
+    asked = "Who are the owners of the Thundering Lizard?"
+    assert support_note(gen, asked, city) == "no passage found mentions owners"
 
     told = [
         hit("The mayor of Port Nyanzaru, Lord Ikenna, greets us at the docks.", 2, 1, 1),

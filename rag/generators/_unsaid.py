@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from rag.generators._reading import named_near
-from rag.names import forms_pattern, norm, noun_forms, said_by_one_word
+from rag.names import article, forms_pattern, norm, noun_forms, plural, said_by_one_word
 from rag.question import Attribute, Question
 
 # A name is the thing's when said this close to it: "names the borrowed ship Going Merry", "their father, Syldor",
@@ -72,6 +72,6 @@ def unsaid(question: Question, sentences) -> str | None:
     if attribute.owner:
         whose = f"{attribute.owner}'s "
     else:
-        whose = "the " if attribute.shape == "name" else "an " if attribute.thing[:1] in "aeiou" else "a "
+        whose = "the " if attribute.shape == "name" else "" if plural(attribute.noun) else article(attribute.thing)
     verb = "names" if attribute.shape == "name" else "mentions"
     return f"no passage found {verb} {whose}{attribute.thing}"

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK
-from rag.question.kinds import WHY_NOUNS
+from rag.question.kinds import NAME_ENDS, WHY_NOUNS
 from rag.question.who import POSSESSIVE, may_be
 
 # "How many healing potions did…": the last word before the verb is what is counted ("How many were there?": none)
@@ -34,7 +34,7 @@ _SHAPES = (
         ),
     ),
     # the same, said the other way: "What was Grog's dad's name?", "What is Caleb's cat called?"
-    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name|\s+called)\W*$")),
+    ("name", re.compile(rf"\b{_OWNER}(?P<thing>[a-z][\w-]*)(?:(?:'s|’s)\s+(?:real\s+)?name|\s+called){NAME_ENDS}")),
     # "Who is the mayor of Port Nyanzaru?", "What is the password to the Red Wizards' safehouse?"
     (
         "role",

@@ -63,6 +63,9 @@ _ENDING = re.compile(
 # "What else was lying by the river?": "else" is no thing (neither the kind's nor the focus's noun); it asks for
 # anything besides
 _NO_THING = r"else\b"
+# Where "…'s name" ends a question: its end, or a clause set off after it that only says more about who is meant
+# ("What was the lead rider's name, the one with the scar?", "…'s name (the blacksmith)?", "…'s name again?")
+NAME_ENDS = r"(?:\s+again)?(?:\W*$|\s*[,;(—–]|\s+-\s)"
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
     ("recap", _RECAP_AFTER),
@@ -73,7 +76,7 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
     ("colour", re.compile(r"\b(what|which)\s+colou?r\b", re.I)),
     ("name", re.compile(r"\b(name|title) of\b|\bwhat name\b|\bwhat did [\w' ]+? name\b(?!\W*$)|\bcalled\b", re.I)),
-    ("name", re.compile(r"^\W*what(?:['’]s|\s+is|\s+was|\s+were)\s.*['’]s\s+(?:real\s+)?name\W*$", re.I)),
+    ("name", re.compile(rf"^\W*what(?:['’]s|\s+is|\s+was|\s+were)\s.*['’]s\s+(?:real\s+)?name{NAME_ENDS}", re.I)),
     ("person", re.compile(r"^\W*(who|whom|whose)\b|^\W*(which|what)\s+(person|npc|character)\b", re.I)),
     ("place", re.compile(r"^\W*where\b|\b(what|which)\s+(place|city|town|village|island)\b", re.I)),
     (
