@@ -232,7 +232,7 @@ def plural(noun: str) -> bool:
 
 
 def article(phrase: str) -> str:
-    """"a " or "an " before the phrase, by the sound its first letter usually makes ("an ogre", "a password")."""
+    """The article before the phrase, "a " or "an ", by the sound its first letter usually makes ("an ogre", "a password")."""
     return "an " if phrase[:1].casefold() in "aeiou" else "a "
 
 
