@@ -44,7 +44,14 @@ _SHAPES = (
         ),
     ),
     # "When is Morgan's birthday?", "What is Eku Stormfang's favourite drink?", "Who is Vex's brother?"
-    ("owned", re.compile(rf"^\W*(?:who|what|when|where|which)\s+(?:is|was|are|were)\s+{_OWNER}{_THING}\W*$", re.I)),
+    # (the question words in either case; the owner written as a name, or "the" and a few words: "the widow
+    # woman's daughter", but "the big payment coming up in Papel's books" asks about a payment, not about books)
+    (
+        "owned",
+        re.compile(
+            rf"^\W*(?i:who|what|when|where|which)\s+(?i:is|was|are|were)\s+(?:the\s+(?:[a-z][\w’-]*\s+){{0,2}})?{_OWNER}{_THING}\W*$"
+        ),
+    ),
 )
 # Words that ask for an explanation, not a thing the notes would name by that word ("What was the purpose of the
 # ritual?" is answered by "to wake the god"): such questions are left to the scores. The nouns for why

@@ -60,6 +60,10 @@ _ENDING = re.compile(
     r"\W*$",
     re.I,
 )
+# A session is a past evening: "When did we…", "When was…", "When had…" ask which one. "When does the town meet?",
+# "When is Morgan's birthday?", "When will the game end?" ask in the present or future tense, for a time of day,
+# week or year that a session number does not give
+_PAST = r"(?!(?:does|do|is|are|will)\b)" + AUXILIARIES
 # "What else was lying by the river?": "else" is no thing (neither the kind's nor the focus's noun); it asks for
 # anything besides
 _NO_THING = r"else\b"
@@ -70,7 +74,7 @@ _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
     ("recap", _RECAP_AFTER),
     ("recap", _ENDING),
-    ("session", re.compile(rf"^\W*when\s+{AUXILIARIES}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
+    ("session", re.compile(rf"^\W*when\s+{_PAST}\b|\b(which|what)\s+(session|episode|game)\b", re.I)),
     ("age", re.compile(r"\bhow old\b", re.I)),
     ("amount", re.compile(r"\bhow (much|many)\b|\b(prices?|cost(?:s|ing)?|fees?)\b", re.I)),
     ("year", re.compile(r"\b(what|which)\s+(\w+\s+)?year\b", re.I)),
