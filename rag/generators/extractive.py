@@ -46,8 +46,10 @@ from rag.question import Question
 from rag.search.first_mention import MEETS
 
 # Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
-# the next line ("Archie hires us…" / "Worth 500-600 gold"). A name there may be anyone's, so names are read in
-# the best sentence alone (on CRD3 a name two sentences on answered a horse's name with a captain's).
+# the next line ("Archie hires us…" / "Worth 500-600 gold"); read wider, any number in a passage passes for a price
+# or a count of days. Asked for a name, the best sentence's whole passage: notes name a thing a sentence or two on
+# ("…find out the names of their horses." / "One was called Karen"), and whose name it is the quotes decide
+# (``quotes_lack``: the answer must be able to lead with it).
 NEXT_LINE_DETAILS = ("amount", "money", "age")
 
 
@@ -122,8 +124,8 @@ class ExtractiveGenerator(Generator):
     def support(self, question: Question, hits: list[Hit]) -> Support:
         """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
         question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain; for
-        a number (``NEXT_LINE_DETAILS``), the best sentence's quote, with the lines after it the answer shows.
-        The note says which, in words a player reads."""
+        a number (``NEXT_LINE_DETAILS``), the best sentence's quote, with the lines after it the answer shows; for
+        a name, its passage. The note says which, in words a player reads."""
         sentences = self.scored(question, hits)
         score, note = self._support(question, sentences)
         return Support(score, note, Reading(reading_key(question, hits), sentences), signals(question, sentences))
@@ -148,6 +150,8 @@ class ExtractiveGenerator(Generator):
         if question.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
+        elif question.kind == "name":  # a name a sentence or two on
+            shown = " ".join(passage_parts(best.hit))
         missing, where = missing_detail(question, shown), "closest passage never gives"
         if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
             missing, where = self.quotes_lack(question, all_sentences), "passages it would quote never give"
