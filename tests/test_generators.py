@@ -783,6 +783,13 @@ def test_a_coin_word_alone_gives_no_amount():
     assert support_note(gen, "How much did the dragon cost us?", dragon) == "the closest passage never gives an amount"
     paid = [hit("They pay the dragon a gold piece to pass, and the dragon lets them go.", 3, 1)]
     assert support_score(gen, "How much did the dragon cost us?", paid) > 0
+    # a price is said in money: any other number is not what was paid
+    asked = "How much did the woman with the glowing eye pay the goblins?"
+    goods = [hit("The woman with the glowing eye paid good money for it. The goblins give us 2 Fargabs.", 9, 1)]
+    assert support_note(gen, asked, goods) == "the closest passage never gives an amount"
+    for said in ("50 gp", "fifty gold", "$500", "300 credits"):
+        money = [hit(f"The woman with the glowing eye paid the goblins {said} for it.", 9, 1)]
+        assert support_score(gen, asked, money) > 0, said
 
 
 def test_a_where_lead_comes_from_where_the_notes_say_it_happened():
