@@ -46,11 +46,12 @@ from rag.question import Question
 from rag.search.first_mention import MEETS
 
 # Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
-# the next line ("Archie hires us…" / "Worth 500-600 gold"); read wider, any number in a passage passes for a price
-# or a count of days. Asked for a name, the best sentence's whole passage: notes name a thing a sentence or two on
-# ("…find out the names of their horses." / "One was called Karen"), and whose name it is the quotes decide
-# (``quotes_lack``: the answer must be able to lead with it).
+# the next line ("Archie hires us…" / "Worth 500-600 gold"); read wider, any number in a passage passes for a count
+# of days. Asked for a price, the best sentence's whole passage: a sum of coins passes for nothing else, and whose
+# price it is the quotes decide (``quotes_lack``). A name there may be anyone's: read so, CRD3's "What did Fjord
+# name the mustang he took?" led with a captain's name (docs/experiments/README.md, forty-third session).
 NEXT_LINE_DETAILS = ("amount", "money", "age")
+WHOLE_PASSAGE_DETAILS = ("money",)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class ExtractiveGenerator(Generator):
         """The best sentence's score; 0 when a best sentence says the asked thing is not known, or when the
         question asks for a detail (an amount, a year, a colour, a name) the best sentence does not contain; for
         a number (``NEXT_LINE_DETAILS``), the best sentence's quote, with the lines after it the answer shows; for
-        a name, its passage. The note says which, in words a player reads."""
+        a price (``WHOLE_PASSAGE_DETAILS``), its passage. The note says which, in words a player reads."""
         sentences = self.scored(question, hits)
         score, note = self._support(question, sentences)
         return Support(score, note, Reading(reading_key(question, hits), sentences), signals(question, sentences))
@@ -147,11 +148,11 @@ class ExtractiveGenerator(Generator):
             sentences = [s for s in sentences if names_passage(question.names, s.hit.chunk.text)] or sentences
         best = sentences[0]
         shown = best.text
-        if question.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
+        if question.kind in WHOLE_PASSAGE_DETAILS:  # a sum of money a sentence or two on
+            shown = " ".join(passage_parts(best.hit))
+        elif question.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
-        elif question.kind == "name":  # a name a sentence or two on
-            shown = " ".join(passage_parts(best.hit))
         missing, where = missing_detail(question, shown), "closest passage never gives"
         if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
             missing, where = self.quotes_lack(question, all_sentences), "passages it would quote never give"
