@@ -33,10 +33,10 @@ _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
 _COIN_WORDS = r"(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)"
 _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+{_COIN_WORDS}\b", re.I)
-# What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece") or "free". Any number is not:
-# "paid good money for it. Tatiana gives us 2 Fargabs", "get horses at the king's prices / 5 day time limit"
 # Campaigns set now or in space pay in their own money ("$500", "20k yen", "300 credits")
 _CURRENCY = r"\$\s?\d|\b\d[\d,.]*\s*(?:k\s*)?(?:dollars?|bucks|credits?|yen|euros?|crowns?|shillings?|pence)\b"
+# What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency or "free". Any
+# number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day limit"
 _SAYS_MONEY = re.compile(
     rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|\bfree\b|"
     rf"\ban?\s+{_COIN_WORDS}\b",
