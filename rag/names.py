@@ -206,14 +206,23 @@ def is_a_word(key: str) -> bool:
 
 
 @lru_cache(maxsize=16384)
+def _noun_lemmas(word: str) -> tuple[str, ...]:
+    """The case-folded noun's singular forms, by lemminflect's dictionary (its regular rules for a word it does not
+    know); the word itself when it has none."""
+    from lemminflect import getAllLemmas, getAllLemmasOOV
+
+    return tuple(getAllLemmas(word, "NOUN").get("NOUN") or getAllLemmasOOV(word, "NOUN").get("NOUN") or (word,))
+
+
+@lru_cache(maxsize=16384)
 def noun_forms(word: str) -> frozenset[str]:
     """The noun's singular and plural forms, from lemminflect's dictionary (its regular rules for a word it does not
     know): "party"/"parties", "elf"/"elves", "mouse"/"mice", "halfling"/"halflings". How the answerer finds a thing
     the question names where a sentence says it in the other number, in place of an "s" typed on or cut off."""
-    from lemminflect import getAllInflections, getAllInflectionsOOV, getAllLemmas, getAllLemmasOOV
+    from lemminflect import getAllInflections, getAllInflectionsOOV
 
     word = word.casefold()
-    lemmas = getAllLemmas(word, "NOUN").get("NOUN") or getAllLemmasOOV(word, "NOUN").get("NOUN") or (word,)
+    lemmas = _noun_lemmas(word)
     forms = {word, *lemmas}
     for lemma in lemmas:
         inflected = getAllInflections(lemma, "NOUN") or getAllInflectionsOOV(lemma, "NOUN")
@@ -224,11 +233,8 @@ def noun_forms(word: str) -> frozenset[str]:
 def plural(noun: str) -> bool:
     """The noun is a plural form ("books", "elves", "children"), by lemminflect's dictionary: "mentions books", never
     "mentions a books". A word it does not know is read by its regular rules."""
-    from lemminflect import getAllLemmas, getAllLemmasOOV
-
     word = noun.casefold()
-    lemmas = getAllLemmas(word, "NOUN").get("NOUN") or getAllLemmasOOV(word, "NOUN").get("NOUN") or (word,)
-    return word not in lemmas
+    return word not in _noun_lemmas(word)
 
 
 def article(phrase: str) -> str:

@@ -790,7 +790,7 @@ def test_a_coin_word_alone_gives_no_amount():
     for said in ("50 gp", "fifty gold", "$500", "300 credits"):
         money = [hit(f"The woman with the glowing eye paid the goblins {said} for it.", 9, 1)]
         assert support_score(gen, asked, money) > 0, said
-    # ...and a sum of money a line or two on in the passage counts, as a name does
+    # ...and a sum of money a line or two on in the passage counts: a price is read over the best sentence's passage
     later = [hit("The woman with the glowing eye met the goblins.\nThey talk for an hour.\nShe paid them 50 gp.", 9, 1)]
     assert support_score(gen, asked, later) > 0
 

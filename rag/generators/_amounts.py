@@ -31,15 +31,14 @@ _MONEY = re.compile(_COINS, re.I)
 # A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
 _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
-_COIN_WORDS = r"(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)"
-_SAYS_AMOUNT = re.compile(rf"{_NUMBER}|\bfree\b|\ban?\s+{_COIN_WORDS}\b", re.I)
+_FREE_OR_A_COIN = r"\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b"
+_SAYS_AMOUNT = re.compile(rf"{_NUMBER}|{_FREE_OR_A_COIN}", re.I)
 # Campaigns set now or in space pay in their own money ("$500", "20k yen", "300 credits")
 _CURRENCY = r"\$\s?\d|\b\d[\d,.]*\s*(?:k\s*)?(?:dollars?|bucks|credits?|yen|euros?|crowns?|shillings?|pence)\b"
 # What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency or "free". Any
 # number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day limit"
 _SAYS_MONEY = re.compile(
-    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|\bfree\b|"
-    rf"\ban?\s+{_COIN_WORDS}\b",
+    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}",
     re.I,
 )
 # A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"

@@ -68,8 +68,9 @@ _PAST = r"(?!(?:does|do|is|are|will)\b)" + AUXILIARIES
 # anything besides
 _NO_THING = r"else\b"
 # Where "…'s name" ends a question: its end, or a clause set off after it that only says more about who is meant
-# ("What was the lead rider's name, the one with the scar?", "…'s name (the blacksmith)?", "…'s name again?")
-NAME_ENDS = r"(?:\s+again)?(?:\W*$|\s*[,;(—–]|\s+-\s)"
+# ("What was the lead rider's name, the one with the scar?", "…'s name (the blacksmith)?"), after a word of
+# emphasis as "Who's Luzo again?" has (``_TAIL``)
+NAME_ENDS = rf"(?:\s+{_TAIL})?(?:\W*$|\s*[,;(—–]|\s+-\s)"
 _KINDS = (  # first match wins (after "identity": ``identity_subject``)
     ("recap", _RECAP),
     ("recap", _RECAP_AFTER),
