@@ -37,8 +37,14 @@ _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|{_FREE_OR_A_COIN}", re.I)
 _CURRENCY = r"\$\s?\d|\b\d[\d,.]*\s*(?:k\s*)?(?:dollars?|bucks|credits?|yen|euros?|crowns?|shillings?|pence)\b"
 # What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency or "free". Any
 # number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day limit"
+# A number that a word of paying governs is a sum, its coin unsaid: "i owe Xidon 200 and Kael 250", "sold it for 30"
+_PAID_NUMBER = (
+    r"\b(?:owe[sd]?|owing|pa(?:y|ys|id|ying)|charg(?:e[sd]?|ing)|costs?|costing|sold|sell(?:s|ing)?|bought|"
+    r"earn(?:s|ed|ing)?|lent|lend(?:s|ing)?|borrow(?:s|ed|ing)?)(?:\s+[\w'’-]+){0,3}?\s+\d"
+)
 _SAYS_MONEY = re.compile(
-    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}",
+    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}"
+    rf"|{_PAID_NUMBER}",
     re.I,
 )
 # A year, not a span of years: "It's now 1495", never the "2000" of "exiled 2000-3000 years ago"

@@ -113,7 +113,10 @@ _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…"
     re.I,
 )
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
-    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?)\b",
+    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?|money)\b"
+    # "How much" something changing hands is a sum of money ("How much did we get for selling…?", "How much does he
+    # owe…?"); "How many potions did we buy?" counts potions
+    r"|\bhow\s+much\b.*\b(owe[sd]?|owing|debts?|earn(?:s|ed|ing)?|sold|sell(?:s|ing)?|bought|buy(?:s|ing)?)\b",
     re.I,
 )
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
