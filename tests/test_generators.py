@@ -527,6 +527,14 @@ def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():
     # players ask in any form of the word: "one" of "mine in one spot" is not what he was paying
     for question in ("How much was the mining guy paying us?", "How much are they charging?", "What were the fees?"):
         assert read_question(question).kind == "money", question
+    # money asked by its name, or "how much" something changing hands: a sum; "how many" things bought: a count
+    for question in (
+        "How much money were the bandits taking?",
+        "How much does he owe us?",
+        "How much did we get for selling it?",
+    ):
+        assert read_question(question).kind == "money", question
+    assert read_question("How many healing potions did we buy?").kind == "amount"
     spot = [hit("You can only mine in one spot for a while, he says.", 20, 1, 1)]
     assert "\n\n" not in answer_text(gen, "How much was the mining guy paying us for the mine?", spot)
 
@@ -641,6 +649,11 @@ def test_no_lead_rather_than_a_wrong_one():
     # someone the question names is no answer, written with a title or their family name besides
     pledged = 'He asks us to "remove" Lady Fiona Wakter, whose daughter was pledged to Victor, the Baron\'s son.'
     assert lead("Who was Fiona's girl pledged to?", pledged).startswith("Victor.")
+    # a role whose owner comes first is asked the same: a name the sentence gives as it, not one near the word
+    shifty = "Mme Arlette approaches Yala and Artur with a job offer: not her usual client, they're being shifty."
+    assert lead("Who was Arlette's shifty client that wanted the grimoire?", shifty) == ""
+    wife = "Finn, the giant, went home to Oonagh, his wife, on the hill."
+    assert lead("Who was Finn's wife?", wife).startswith("Oonagh.")
     thief = "Nott, the thief, hides the bracelet while Caleb keeps watch."
     assert lead("Who was the thief?", thief).startswith("Nott.")
     assert lead("Who was the thief?", "Caleb catches a thief in the market.") == ""
@@ -787,7 +800,7 @@ def test_a_coin_word_alone_gives_no_amount():
     asked = "How much did the woman with the glowing eye pay the goblins?"
     goods = [hit("The woman with the glowing eye paid good money for it. The goblins give us 2 Fargabs.", 9, 1)]
     assert support_note(gen, asked, goods) == "the closest passage never gives an amount"
-    for said in ("50 gp", "fifty gold", "$500", "300 credits"):
+    for said in ("50 gp", "fifty gold", "$500", "300 credits", "50"):  # "paid the goblins 50": a sum, its coin unsaid
         money = [hit(f"The woman with the glowing eye paid the goblins {said} for it.", 9, 1)]
         assert support_score(gen, asked, money) > 0, said
     # ...and a sum of money a line or two on in the passage counts: a price is read over the best sentence's passage

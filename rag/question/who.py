@@ -37,9 +37,10 @@ _GIVES = "provide offer grant"
 # dwarf foreman?" ask for the one the notes call that ("King Murghol", "Adra, the owner", "a common enemy referred to
 # as K'Varn"), never any name in a sentence that mentions it ("Scanlan suggests to the king…", "what Vox Machina
 # discovered is a common enemy"). The noun is the last word of the phrase after the determiner, before what
-# describes it further
+# describes it further; whose it is may come first ("the king's only daughter", "Arlette's shifty client")
 _ROLE_QUESTION = re.compile(
-    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her|that|this|those|these)\s+"
+    r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her|that|this|those|these|"
+    r"(?:the\s+(?:[\w-]+\s+){0,2}?[\w-]+|(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,2})(?:['’]s|s['’]))\s+"
     r"((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?!['’\w-])"
     r"(?=\s+(?:that|who|whom|which|we|they|you|i|he|she|of|in|on|at|from|with|for|to|by|behind|among)\b|\W*$)",
     re.I,
