@@ -216,7 +216,7 @@ class ReadingConfig(Section):
     lead_quotes: int = Field(3, ge=1)  # the best quotes the short answer may be drawn from
     # "In Session N" only when the learned model (rag/generators/session_lead.json) finds that session at least this
     # likely to be the one that answers; below it the answer quotes its passages with no one session first
-    session_lead_floor: float = Field(0.7, ge=0, le=1)
+    session_lead_floor: float = Field(0.6, ge=0, le=1)
     # the notes saying plainly that the asked thing is not known are read in the best sentences, this many, whose
     # support is at least this share of the best one's
     unknown_window: int = Field(8, ge=1)
