@@ -9,6 +9,7 @@ import re
 
 from rag.names import noun_pattern
 from rag.question import Question
+from rag.question.kinds import PAYING
 
 AMOUNT_KINDS = ("amount", "money", "age", "year")
 
@@ -35,13 +36,10 @@ _FREE_OR_A_COIN = r"\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces
 _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|{_FREE_OR_A_COIN}", re.I)
 # Campaigns set now or in space pay in their own money ("$500", "20k yen", "300 credits")
 _CURRENCY = r"\$\s?\d|\b\d[\d,.]*\s*(?:k\s*)?(?:dollars?|bucks|credits?|yen|euros?|crowns?|shillings?|pence)\b"
-# What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency or "free". Any
-# number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day limit"
-# A number that a word of paying governs is a sum, its coin unsaid: "i owe Xidon 200 and Kael 250", "sold it for 30"
-_PAID_NUMBER = (
-    r"\b(?:owe[sd]?|owing|pa(?:y|ys|id|ying)|charg(?:e[sd]?|ing)|costs?|costing|sold|sell(?:s|ing)?|bought|"
-    r"earn(?:s|ed|ing)?|lent|lend(?:s|ing)?|borrow(?:s|ed|ing)?)(?:\s+[\w'’-]+){0,3}?\s+\d"
-)
+# A number a word of paying takes, within three words, is a sum with its coin unsaid: "i owe Xidon 200", "sold it for 30"
+_PAID_NUMBER = rf"\b(?:{PAYING})(?:\s+[\w'’-]+){{0,3}}?\s+\d"
+# What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency, "free" or such a
+# number. Any number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day"
 _SAYS_MONEY = re.compile(
     rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}"
     rf"|{_PAID_NUMBER}",

@@ -112,11 +112,16 @@ _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
+# Words of money changing hands, in any form: what a price question asks, and what says a sum in the notes
+PAYING = (
+    r"owe[sd]?|owing|pa(?:y|ys|id|ying)|charg(?:e[sd]?|ing)|cost(?:s|ing)?|sold|sell(?:s|ing)?|bought|buy(?:s|ing)?|"
+    r"earn(?:s|ed|ing)?|lent|lend(?:s|ing)?|borrow(?:s|ed|ing)?"
+)
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
     r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?|money)\b"
-    # "How much" something changing hands is a sum of money ("How much did we get for selling…?", "How much does he
-    # owe…?"); "How many potions did we buy?" counts potions
-    r"|\bhow\s+much\b.*\b(owe[sd]?|owing|debts?|earn(?:s|ed|ing)?|sold|sell(?:s|ing)?|bought|buy(?:s|ing)?)\b",
+    # "How much" money changing hands is a sum ("How much did we get for selling…?", "How much does he owe…?"); "How
+    # many potions did we buy?" counts potions
+    rf"|\bhow\s+much\b.*\b(?:{PAYING}|debts?)\b",
     re.I,
 )
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".
