@@ -10,12 +10,15 @@ refitted `answer.reading` on the training vaults (docs/eval/questions/README.md)
     python scripts/answer_variants.py weights '{"meaning .7": {"pick_meaning": 0.7}}'
     python scripts/answer_variants.py rules no_unsaid no_missing_detail
     python scripts/answer_variants.py sweep
+    python scripts/answer_variants.py --wrong-notes weights '{"floor .28": {"refusal_floor": 0.28}}'
 
 Sets (each `name=notes:questions[:split]`, the split's *tune* part only when a split is named) default to the
-five training vaults in `--trainvaults` (their questions as `<vault>-questions.jsonl` beside them, from
+eleven training vaults in `--trainvaults` (their questions as `<vault>-questions.jsonl` beside them, from
 `scripts/outside_questions.py`), the tune parts of vault-toa, vault-strahd and CRD3 with their unanswerable sets,
 vault-goblins when `--goblins` holds it, and FairytaleQA val with `--ftqa`. The figures per set are those of
-`python -m rag eval --answers`; the training vaults also pooled ("training").
+`python -m rag eval --answers`; the training vaults also pooled ("training"). With `--wrong-notes`, each training
+vault is also asked the next one's questions, which its notes never answer ("wrong notes": the share refused is
+their "false_refusal_rate"). A weight that names an answer setting (`refusal_floor`) sets that instead.
 
 `rules` switches a rule off by replacing it for the run (``RULES``): an experiment on the code as it stands, which
 a renamed function breaks loudly.
@@ -30,7 +33,19 @@ from pathlib import Path
 
 from _training import ROOT, log  # offline models, the project importable
 
-TRAINING = ("vault-thread-pullers", "vault-mink-pendleham", "vault-nova", "vault-l5r", "vault-cos-bahodge")
+TRAINING = (  # docs/eval/questions/README.md; those present in --trainvaults are read
+    "vault-thread-pullers",
+    "vault-mink-pendleham",
+    "vault-nova",
+    "vault-l5r",
+    "vault-cos-bahodge",
+    "vault-osaka",
+    "vault-tyranny",
+    "vault-icbm",
+    "vault-krynn",
+    "vault-kingmaker",
+    "vault-carminus",
+)
 # a rule's name → (module, attribute, what stands in for it): the answerer without that rule
 RULES = {
     "no_unsaid": ("rag.generators.extractive", "unsaid", lambda *a: None),
@@ -94,6 +109,17 @@ def default_sets(args) -> list[tuple[str, Path, Path, str | None]]:
         sets.append(
             ("goblins", goblins, goblins.with_name(f"{goblins.name}-questions.jsonl"), "vault-goblins-questions")
         )
+    if args.wrong_notes:  # each training vault asked the next one's questions: the notes never answer them
+        present = [v for v in TRAINING if (Path(args.trainvaults) / v).is_dir()]
+        sets += [
+            (
+                f"wrong-{v}",
+                Path(args.trainvaults) / v,
+                Path(args.trainvaults) / f"{present[(i + 1) % len(present)]}-questions.jsonl",
+                None,
+            )
+            for i, v in enumerate(present)
+        ]
     if args.ftqa:
         sets.append(("ftqa", shared / "fairytaleqa" / "val", shared / "fairytaleqa-val.jsonl", "fairytaleqa-val"))
     return [s for s in sets if s[1].is_dir() and s[2].is_file()]
@@ -150,7 +176,9 @@ def answer_all(items, embedder, answer_config, reading: dict | None = None) -> l
     from rag.generators.extractive import ExtractiveGenerator
     from rag.measure.answer_eval import score_answer
 
-    config = answer_config.model_copy(update={"reading": answer_config.reading.model_copy(update=reading or {})})
+    reading = dict(reading or {})
+    top = {k: reading.pop(k) for k in list(reading) if k in type(answer_config).model_fields}  # "refusal_floor"
+    config = answer_config.model_copy(update={**top, "reading": answer_config.reading.model_copy(update=reading)})
     generator = ExtractiveGenerator(config, embedder)
     rows = []
     for name, q, prepared in items:
@@ -165,6 +193,8 @@ def figures(rows) -> dict[str, dict]:
     from rag.measure.answer_eval import summarise
 
     out = {"training": summarise([r for n, r in rows if n.startswith("trn-")])}
+    if any(n.startswith("wrong-") for n, _ in rows):  # their "false_refusal_rate": the share refused, as it should be
+        out["wrong notes"] = summarise([r for n, r in rows if n.startswith("wrong-")])
     for name in dict.fromkeys(n for n, _ in rows):
         out[name] = summarise([r for n, r in rows if n == name])
     return out
@@ -196,6 +226,7 @@ def main() -> None:
     ap.add_argument("--trainvaults", default=str(ROOT.parent / "trainvaults"))
     ap.add_argument("--goblins", default="", help="vault-goblins' folder (its questions file beside it)")
     ap.add_argument("--ftqa", action="store_true", help="FairytaleQA val's tune part too (~1 min more to search)")
+    ap.add_argument("--wrong-notes", action="store_true", help="each training vault asked the next one's questions")
     ap.add_argument("--data", default="/tmp/answer_variants", help="where the sets are indexed")
     ap.add_argument("--out", default="", help="write every variant's answers and figures here (JSON)")
     args = ap.parse_args()
