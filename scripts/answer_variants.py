@@ -3,8 +3,8 @@ does to every answer of many sets in seconds instead of a `make eval` of minutes
 
 Why: the answerer's choices (which sentences to quote, when to lead, when to refuse) do not change the search, so
 each question is searched once (the default pipeline, every set indexed as `python -m rag eval` indexes it) and
-only the answers are made again. About 80 s to search the training vaults, the tune parts and FairytaleQA val tune,
-then about 4 s a variant. It is how docs/experiments/README.md's "eighteenth session" measured which rules pay and
+only the answers are made again. About 3 minutes to search the eleven training vaults, the tune parts and FairytaleQA
+val tune, then about 10 s a variant. It is how docs/experiments/README.md's "eighteenth session" measured which rules pay and
 refitted `answer.reading` on the training vaults (docs/eval/questions/README.md); nothing here is shipped.
 
     python scripts/answer_variants.py weights '{"meaning .7": {"pick_meaning": 0.7}}'
@@ -253,7 +253,7 @@ def main() -> None:
             scores = {v: objective(answer_all(training, embedder, answer_config, {**chosen, name: v})) for v in values}
             value = max(scores, key=scores.get)
             log(f"{name}: {json.dumps({str(v): round(s, 4) for v, s in scores.items()})}")
-            if scores[value] > best + 0.004:  # one answer of 268 more, not noise
+            if scores[value] > best + 0.004:  # two answers of 494 more, not noise
                 chosen[name], best = value, scores[value]
         log(f"chosen: {json.dumps(chosen)}")
         results["chosen"] = answer_all(items, embedder, answer_config, chosen)

@@ -112,16 +112,16 @@ _FOCUS = re.compile(  # the noun a question asks about: "What *treasure* did…"
     rf"(?=\s+(?:of|that|who|{AUXILIARIES})\b)",
     re.I,
 )
-# Words of money changing hands, in any form: what a price question asks, and what says a sum in the notes
+# Words of money changing hands, in any form: what a price question asks, and what says a sum in the notes. Paying,
+# costing and charging name a price wherever a question says them; the others only after "how much" ("How many
+# potions did we buy?" counts potions)
+_PAYS = r"pa(?:y|ys|id|ying)|charg(?:e[sd]?|ing)|cost(?:s|ing)?"
 PAYING = (
-    r"owe[sd]?|owing|pa(?:y|ys|id|ying)|charg(?:e[sd]?|ing)|cost(?:s|ing)?|sold|sell(?:s|ing)?|bought|buy(?:s|ing)?|"
-    r"earn(?:s|ed|ing)?|lent|lend(?:s|ing)?|borrow(?:s|ed|ing)?"
+    rf"{_PAYS}|owe[sd]?|owing|sold|sell(?:s|ing)?|bought|buy(?:s|ing)?|earn(?:s|ed|ing)?|lent|lend(?:s|ing)?|"
+    r"borrow(?:s|ed|ing)?"
 )
 _ASKS_MONEY = re.compile(  # any form of the word: "what was he paying us", "how much are they charging"
-    r"\b(cost(?:s|ing)?|pa(?:y|ys|id|ying)|prices?|fees?|charg(?:e[sd]?|ing)|spen(?:d|ds|t|ding)|worth|gold|coins?|money)\b"
-    # "How much" money changing hands is a sum ("How much did we get for selling…?", "How much does he owe…?"); "How
-    # many potions did we buy?" counts potions
-    rf"|\bhow\s+much\b.*\b(?:{PAYING}|debts?)\b",
+    rf"\b(?:{_PAYS}|prices?|fees?|spen(?:d|ds|t|ding)|worth|gold|coins?|money)\b|\bhow\s+much\b.*\b(?:{PAYING}|debts?)\b",
     re.I,
 )
 # "Who is Ras Nsi?", "What are the Harpers?", "Who's Artus?"; not "What is the name of…" / "What year is it".

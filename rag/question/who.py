@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag.names import AUXILIARIES, STOPWORDS, names, stem, words
+from rag.names import AUXILIARIES, OWNER_MARK, STOPWORDS, names, stem, words
 from rag.question.kinds import PARTY_WORDS
 
 # Notes name the one who runs, owns, leads or rules a place by the role: "The tavern owner, Adra, …", "Captain
@@ -40,7 +40,7 @@ _GIVES = "provide offer grant"
 # describes it further; whose it is may come first ("the king's only daughter", "Arlette's shifty client")
 _ROLE_QUESTION = re.compile(
     r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|their|our|its|his|her|that|this|those|these|"
-    r"(?:the\s+(?:[\w-]+\s+){0,2}?[\w-]+|(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){0,2})(?:['’]s|s['’]))\s+"
+    rf"(?:the\s+(?:[\w-]+\s+){{0,2}}?[\w-]+|(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*){{0,2}}){OWNER_MARK})\s+"
     r"((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?!['’\w-])"
     r"(?=\s+(?:that|who|whom|which|we|they|you|i|he|she|of|in|on|at|from|with|for|to|by|behind|among)\b|\W*$)",
     re.I,
