@@ -23,16 +23,17 @@ _CARDINAL = rf"(?:(?:{_TENS})(?:[-\s](?:{_UNITS}))?|{_TEENS}|{_UNITS})(?:\s+(?:h
 _COUNTING = r"an?\s+(?:hundred|thousand|million)|(?:a\s+|half\s+a\s+)?dozen|an?\s+(?:pair|couple)(?=\s+of\b)"
 _NUMBER_WORDS = rf"\b(?:{_CARDINAL}|{_COUNTING})\b"
 _NUMBER = rf"\d|{_NUMBER_WORDS}"
-_COINS = r"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|silver|copper|platinum|coins?|g)\b"  # "15g", "50,000 gold"
+_METALS = "gold|silver|copper|platinum"  # what coins are struck in, and "gp", "sp", "cp", "pp" for them
+_COINS = rf"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|{_METALS}|coins?|g)\b"  # "15g", "50,000 gold"
 _AMOUNT = re.compile(
-    rf"(?:{_COINS}|\b\d[\d,.]*\b|{_NUMBER_WORDS}(?:\s+(?:gold|silver|copper|platinum|coins?|gp))?)",
+    rf"(?:{_COINS}|\b\d[\d,.]*\b|{_NUMBER_WORDS}(?:\s+(?:{_METALS}|coins?|gp))?)",
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)
 # A wiki's footnote mark is no number: "[4] Marisha says…", "Caleb counts gold [5], by Carlos Lerma. [art 4]"
 _FOOTNOTE = re.compile(r"\[\s*(?:[a-z]+\s+)?\d+\s*\]", re.I)
 # A number, "free" or "a gold piece": "the platinum dragon" or "a pile of gold" gives no amount
-_FREE_OR_A_COIN = r"\bfree\b|\ban?\s+(?:gold|silver|copper|platinum)\s+(?:pieces?|coins?)\b"
+_FREE_OR_A_COIN = rf"\bfree\b|\ban?\s+(?:{_METALS})\s+(?:pieces?|coins?)\b"
 _SAYS_AMOUNT = re.compile(rf"{_NUMBER}|{_FREE_OR_A_COIN}", re.I)
 # Campaigns set now or in space pay in their own money ("$500", "20k yen", "300 credits")
 _CURRENCY = r"\$\s?\d|\b\d[\d,.]*\s*(?:k\s*)?(?:dollars?|bucks|credits?|yen|euros?|crowns?|shillings?|pence)\b"
@@ -41,7 +42,7 @@ _PAID_NUMBER = rf"\b(?:{PAYING})(?:\s+[\w'’-]+){{0,3}}?\s+\d"
 # What a price or a payment is said in: coins ("15 gp", "fifty gold", "a silver piece"), a currency, "free" or such a
 # number. Any number is not: "paid good money for it. Tatiana gives us 2 Fargabs", "horses at the king's prices / 5 day"
 _SAYS_MONEY = re.compile(
-    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:gold|silver|copper|platinum|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}"
+    rf"{_COINS}|{_CURRENCY}|{_NUMBER_WORDS}\s+(?:{_METALS}|coins?|gp|sp|cp|pp)\b|{_FREE_OR_A_COIN}"
     rf"|{_PAID_NUMBER}",
     re.I,
 )
