@@ -209,16 +209,22 @@ def session_days(chunks: Sequence[Chunk]) -> dict:
     return {session: day.isoformat() for session, day in days.items() if day is not None}
 
 
-def gm_marking(report: IndexReport, view: str) -> str:
-    """What the secret rules marked in this run, so a GM can check before sharing the app with the table."""
+def gm_marking(report: IndexReport, view: str, gm_view: bool = True) -> str:
+    """What the secret rules marked in this run, so a GM can check before sharing the app with the table.
+    ``gm_view``: whether this app has a GM view to list the hidden files in (only once a passphrase is set); a
+    sidebar entry that does not exist is no place to send anyone."""
     rules = ", ".join(f"{rule} {n}" for rule, n in sorted(report.gm_rules.items()))
-    text = f"**{report.gm_only} passages are GM only**: the player view never shows them (marked by: {rules})."
+    are = "passage is" if report.gm_only == 1 else "passages are"
+    text = f"**{report.gm_only} {are} GM only**: the player view never shows them (marked by: {rules})."
     whole = sum(f.visibility == "gm" for f in report.per_file)
     if view == "player" and whole:
-        text += (
-            f" {whole} files are GM only as a whole and are left out of the table below; "
-            "the GM view (sidebar → Game master) lists them."
+        where = (
+            "the GM view (sidebar → Game master) lists them"
+            if gm_view
+            else "a GM view lists them once a GM passphrase is set (docs/SECRETS.md)"
         )
+        files = "1 file is" if whole == 1 else f"{whole} files are"
+        text += f" {files} GM only as a whole and left out of the table below; {where}."
     return text
 
 

@@ -23,6 +23,7 @@ campaign = state.current_campaign(config)
 notes_files = Pipeline(config).files  # where uploads go and which folders may be read (no store opened)
 ss = st.session_state
 LEFT_OUT = "_left_out"  # (campaign, [(note, why)]) of the last upload: notes too large to read, not saved
+IGNORED = "_ignored"  # (campaign, [name]) of the last upload: files that are not notes (a .csv, an image)
 
 st.title(":material/upload_file: Ingest notes")
 gm.only_for_the_gm(config, "upload", "Adding notes, reading folders on the server and deleting campaigns")
@@ -148,12 +149,7 @@ with upload_tab:
             st.error(err.one_line())
         else:
             ss[LEFT_OUT] = (campaign, result.too_large)  # said at the top of what happened
-            if result.ignored:
-                st.caption(
-                    f"Ignored {len(result.ignored)} files that are not notes: "
-                    + ", ".join(result.ignored[:8])
-                    + ("…" if len(result.ignored) > 8 else "")
-                )
+            ss[IGNORED] = (campaign, result.ignored)  # said under it: reading the notes reruns this page
             index_folder(notes_files.uploads_dir(campaign))
 
 with folder_tab:
@@ -235,8 +231,16 @@ if last and last[0] == campaign:
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")
     cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
     cols[3].metric("Skipped files", len(report.skipped), help="Files that could not be read; see the note column")
+    ignored = ss.get(IGNORED)
+    ignored = ignored[1] if ignored and ignored[0] == campaign else []
+    if ignored:
+        st.caption(
+            f"Not read, as they are not notes ({count_of(len(ignored), 'file')}): "
+            + ", ".join(_md(name) for name in ignored[:8])
+            + ("…" if len(ignored) > 8 else "")
+        )
     if report.gm_only:
-        st.info(gm_marking(report, config.view), icon=":material/visibility_off:")
+        st.info(gm_marking(report, config.view, bool(gm.passphrase())), icon=":material/visibility_off:")
     st.dataframe(
         report_frame(report, config.view),
         hide_index=True,

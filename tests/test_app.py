@@ -118,12 +118,15 @@ def test_zip_vault_keeps_folders_and_preview_shows_chunks(tmp_path):
         for name, text in VAULT.items():
             zf.writestr(f"MyVault/{name}", text)
         zf.writestr("MyVault/.obsidian/app.json", "{}")
+        zf.writestr("MyVault/party.csv", "name,class\nGrog,barbarian\n")
     at = start("pages/ingest.py")
     at.file_uploader[0].set_value(("vault.zip", buf.getvalue(), "application/zip"))
     at.run()
     at.button(key="upload_go").click()
     at.run()
     assert not at.error, texts(at.error)
+    # a file that is no note is said after the notes are read, not in a line the reading's rerun wipes out
+    assert "vault.zip: MyVault/party.csv" in texts(at.caption) and "not notes" in texts(at.caption)
     assert (tmp_path / "data" / "uploads" / "demo" / "People" / "Grog.md").is_file()
     assert not (tmp_path / "data" / "uploads" / "demo" / ".obsidian").exists()
     at.selectbox(key="preview_source").set_value("People/Grog.md")

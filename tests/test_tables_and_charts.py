@@ -270,3 +270,19 @@ def test_the_ingest_line_says_when_passages_were_read_again_for_the_model_alone(
     assert "reading model changed" in said
     report.remodelled = 0
     assert "read again" not in ingest_summary(report, "player")
+
+
+def test_the_gm_marking_sends_no_one_to_a_gm_view_the_app_does_not_have():
+    """Without a GM passphrase there is no "Game master" entry in the sidebar: the hidden files' list is said to
+    come with a passphrase, not to be found there. Counts read as a player writes them ("1 file is")."""
+    from app.tables import gm_marking
+    from rag.ingest.indexing import FileReport, IndexReport
+
+    report = IndexReport("demo", "demo", files=2, chunks=5, gm_rules={"GM folder": 1})
+    report.per_file = [FileReport("Session 1.md", "added", chunks=4), FileReport("GM/Plot.md", "added", 1)]
+    report.per_file[1].visibility = "gm"
+    shared = gm_marking(report, "player", gm_view=True)
+    alone = gm_marking(report, "player", gm_view=False)
+    assert shared.startswith("**1 passage is GM only**") and "1 file is GM only as a whole" in shared
+    assert "sidebar → Game master" in shared and "sidebar" not in alone and "GM passphrase" in alone
+    assert "as a whole" not in gm_marking(report, "gm")
