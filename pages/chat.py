@@ -249,15 +249,13 @@ elif not has_notes:
 
 if not (turns or asking or recapping):
     st.info(
-        "Ask anything about the campaign, e.g. *Who gave the party the quest in Kraghammer?* or *Where did we "
+        "Ask anything about the campaign, e.g. *Who gave us the map?* or *Where did we "
         'leave off?* Follow-up questions ("and what did she do next?") work too.',
         icon=":material/lightbulb:",
     )
 
 if st.session_state.get("_turns_dropped") and turns:
-    st.caption(
-        f"The chat keeps the last {config.limits.chat_turns} turns (limits.chat_turns); older ones have left it."
-    )
+    st.caption(f"The chat keeps the last {config.limits.chat_turns} questions and answers; older ones have left it.")
 
 for i, turn in enumerate(turns):
     show_turn(turn, i, config.retrieval, has_notes)

@@ -45,7 +45,7 @@ if "question" not in st.session_state:  # keep the question when the player visi
 question = st.text_input(
     "Question",
     key="question",
-    placeholder="e.g. Who gave the party the quest in Kraghammer?",
+    placeholder="e.g. Who gave us the map?",
     help="Ask as you would ask a fellow player; press Enter to search.",
 )
 st.session_state["_last_question"] = question

@@ -14,6 +14,7 @@ from app.settings_form import init as _init
 from app.settings_form import message as _message
 from app.settings_form import save as _save
 from app.tables import ingest_summary
+from rag.config import local_config_name
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
 
@@ -26,7 +27,7 @@ ss = st.session_state
 st.title(":material/settings: Settings")
 gm.only_for_the_gm(config, "settings", "Settings (the language model, its address and key, where notes are stored)")
 st.caption(
-    "Saved for this computer in configs/local.yaml. Each section is saved on its own; the rest of the "
+    f"Saved for this computer in {local_config_name()}. Each section is saved on its own; the rest of the "
     "machinery is under Advanced at the bottom."
 )
 

@@ -453,7 +453,7 @@ class Pipeline:
         limit = self.config.limits.question_chars
         if len(question) > limit:
             raise LimitError(
-                f"That question is {len(question):,} characters long; ask in at most {limit:,} (limits.question_chars)."
+                f"That question is {len(question):,} characters long; ask it in at most {limit:,} characters."
             )
         return self.reader(campaign)(question)
 

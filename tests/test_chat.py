@@ -114,16 +114,16 @@ def test_bounds_a_long_question_is_refused_and_the_chat_keeps_its_last_turns(tmp
     indexed(tmp_path)
     at = start(CHAT)
     at = ask(at, "Trinket " * 200)  # 1,600 characters
-    assert "limits.question_chars" in texts(at.error) and not at.exception
+    assert "ask it in at most 1,000 characters" in texts(at.error) and not at.exception
     at.switch_page(CHAT).run()
     # the question and what stopped it stay in the chat, with a way to ask it again
     assert texts(at.chat_message[0].markdown).startswith("Trinket Trinket")
-    assert "limits.question_chars" in texts(at.error) and at.button(key="again0")
+    assert "ask it in at most 1,000 characters" in texts(at.error) and at.button(key="again0")
     for question in ("Which bear did Vex tame?", "What did Nostoc offer?", "Who smashed the duergar patrol?"):
         at = ask(at, question)
     questions = [texts(m.markdown) for m in at.chat_message if m.name == "user"]
     assert questions == ["What did Nostoc offer?", "Who smashed the duergar patrol?"]
-    assert "keeps the last 2 turns" in texts(at.caption)
+    assert "keeps the last 2 questions and answers" in texts(at.caption)
 
 
 def with_model(monkeypatch, url: str, model: str) -> None:

@@ -251,7 +251,7 @@ def test_bench_ingest_large_indexes_copies_each_with_its_own_words(vault, capsys
 def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
     run(capsys, "index", "--notes", str(vault), "--campaign", "mines")
     code, out, err = run(capsys, "search", "map " * 300, "--campaign", "mines")
-    assert code == 1 and "limits.question_chars" in err and len(err.strip().splitlines()) == 1
+    assert code == 1 and "ask it in at most" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(

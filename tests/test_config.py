@@ -121,3 +121,14 @@ def test_the_code_defaults_are_the_shipped_ones():
     missing = "<not in the schema>"
     differ = {k: (v, in_code.get(k, missing)) for k, v in shipped.items() if in_code.get(k, missing) != v}
     assert not differ, f"base.yaml vs schema.py defaults: {differ}"
+
+
+def test_messages_name_the_settings_file_the_app_really_saves_to(tmp_path, monkeypatch):
+    """The Settings page and the folder error say where this computer's settings are: configs/local.yaml beside
+    Chronicler, or the file ``CHRONICLER_LOCAL_CONFIG`` names (a test, a second install), never the default."""
+    from rag.config import local_config_name
+
+    monkeypatch.delenv("CHRONICLER_LOCAL_CONFIG", raising=False)
+    assert local_config_name() == "configs/local.yaml"
+    monkeypatch.setenv("CHRONICLER_LOCAL_CONFIG", str(tmp_path / "mine.yaml"))
+    assert local_config_name() == str((tmp_path / "mine.yaml").resolve())

@@ -1,7 +1,16 @@
 """Configuration: the settings (``schema``) and where they come from (``layers``):
 ``configs/base.yaml`` < ``configs/local.yaml`` < environment < CLI flags. Import from here."""
 
-from rag.config.layers import deep_merge, dotted, load_config, local_config_path, read_yaml, save_local, validate
+from rag.config.layers import (
+    deep_merge,
+    dotted,
+    load_config,
+    local_config_name,
+    local_config_path,
+    read_yaml,
+    save_local,
+    validate,
+)
 from rag.config.schema import (
     CONFIG_DIR,
     GM_PASSPHRASE_ENV,
@@ -42,6 +51,7 @@ __all__ = [
     "deep_merge",
     "dotted",
     "load_config",
+    "local_config_name",
     "local_config_path",
     "read_yaml",
     "save_local",

@@ -15,7 +15,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from rag.config.schema import CONFIG_DIR, ENV_PREFIX, GM_PASSPHRASE_ENV, LOCAL_CONFIG_ENV, SECRETS_FILE_ENV, Config
+from rag.config.schema import (
+    CONFIG_DIR,
+    ENV_PREFIX,
+    GM_PASSPHRASE_ENV,
+    LOCAL_CONFIG_ENV,
+    PROJECT_ROOT,
+    SECRETS_FILE_ENV,
+    Config,
+)
 from rag.config.secret_keys import read_keys, write_keys
 from rag.errors import ConfigError
 from rag.files import write_text
@@ -23,6 +31,13 @@ from rag.files import write_text
 
 def local_config_path() -> Path:
     return Path(os.environ.get(LOCAL_CONFIG_ENV) or CONFIG_DIR / "local.yaml")
+
+
+def local_config_name() -> str:
+    """Where this computer's settings are saved, as a message names it: ``configs/local.yaml`` beside Chronicler,
+    else the whole path (``CHRONICLER_LOCAL_CONFIG`` may point anywhere)."""
+    path = local_config_path().resolve()
+    return path.relative_to(PROJECT_ROOT).as_posix() if path.is_relative_to(PROJECT_ROOT) else str(path)
 
 
 def deep_merge(base: dict, over: dict) -> dict:

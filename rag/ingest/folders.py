@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.config import Config
+from rag.config import Config, local_config_name
 from rag.errors import FolderNotAllowedError, NotesError
 from rag.ingest.uploads import uploads_root
 
@@ -46,7 +46,7 @@ def allowed_folder(config: Config, folder: str | Path) -> Path:
         where = ", ".join(str(r) for r in roots) or "none"
         raise FolderNotAllowedError(
             f"{path} is outside the folders notes may be read from ({where}).",
-            hint="To allow it, add it (or a folder above it) to notes.sync_roots in configs/local.yaml.",
+            hint=f"To allow it, add it (or a folder above it) to notes.sync_roots in {local_config_name()}.",
         )
     return path
 
