@@ -71,6 +71,11 @@ cols[2].metric(
 cols[3].metric("Files", len(files))
 if sessions:
     st.caption(f"Sessions {format_session(sessions[0])} to {format_session(sessions[-1])}.")
+if cap.session_max is not None:  # the counts describe the notes; who is in them is what a cap keeps back
+    st.caption(
+        f"People, places & things and Most mentioned stop at Session {format_session(cap.session_max)} (the sidebar's "
+        "'As of session'); sessions, passages, files and the chart count all your notes."
+    )
 
 left, right = st.columns([3, 2], gap="large")
 with left:

@@ -43,6 +43,15 @@ def test_home_overview_counts(tmp_path):
     assert metrics["Files"] == "4"
     assert int(metrics["Passages"]) >= 4
     assert int(metrics["People, places & things"]) >= 4  # Grog, Kraghammer, Nostoc, Vex, Trinket
+    assert "As of session" not in texts(at.caption)
+    # "As of session" keeps back who is met later, and says that the notes' own counts are of every session
+    at.selectbox(key="session_cap").set_value(1)
+    at.run()
+    capped = {m.label: m.value for m in at.metric}
+    assert capped["Sessions"] == "3" and int(capped["People, places & things"]) < int(
+        metrics["People, places & things"]
+    )
+    assert "stop at Session 1" in texts(at.caption) and "count all your notes" in texts(at.caption)
 
 
 def test_first_start_indexes_the_configured_campaign(tmp_path, monkeypatch):
