@@ -143,6 +143,22 @@ def test_table_talk_is_left_out_unless_nothing_else_is_left(tmp_path):
     assert first_seen == {"Session 1": ["Reyes"], "Session 2": ["Bram"], "Session 3": []}
 
 
+def test_who_first_appears_leaves_out_a_cast_list_linked_once_around_the_game(tmp_path):
+    """ "[[Taliesin Jaffe]] plays Percy" in the announcements is linked once: too seldom to make a line naming him
+    table talk, yet never in the story, so not someone the party met. Allura, linked around the game too but told
+    of in a read-out recap, is in the story."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Announcements\n- [[Taliesin Jaffe]] plays [[Percy]].\n- [[Allura]] fan art tonight.\n"
+            '## Recap\n- "The party was hired by [[Allura]]."\n- "They went north."\n'
+            "## Road\n- [[Percy]] meets [[Reyes]] on the road.\n",
+        },
+    )
+    chunks, entries = timeline_of(vault)
+    assert sorted(entries[0].first_seen) == ["Allura", "Percy", "Reyes"]
+
+
 def timeline_of(vault):
     """The vault's passages and its timeline, as the Story page builds it (the default settings)."""
     config = load_config()

@@ -106,16 +106,20 @@ class TableTalk:
                 scenes.setdefault((c.source, c.heading), []).append(c)
         self.scenes = {k for k, scene in scenes.items() if around_the_game(k[1]) or read_out(scene)}
         # where each one is linked: the table's people in its talk (not in read-outs of the story), hardly elsewhere
-        around, story = Counter(), Counter()
+        around, story, retold = Counter(), Counter(), Counter()
         for (source, heading), scene in scenes.items():
             if read_out(scene) or _RETOLD.match(heading):
-                continue
-            side = around if (source, heading) in self.scenes else story
+                side = retold
+            else:
+                side = around if (source, heading) in self.scenes else story
             for c in scene:
                 side.update({self.who[key(t)] for t in c.entities if key(t) in self.who})
         self.table_people = {
             e for e, uses in around.items() if uses >= config.min_uses and uses >= config.share * (uses + story[e])
         }
+        # linked around the game and never in the story, told or retold (the cast list's "[[Taliesin Jaffe]] plays
+        # Percy", the show's "[[Geek & Sundry]]"): too seldom to call a line naming them table talk, but no one met
+        self.off_stage = {e for e in around if not story[e] and not retold[e]}
 
     def passage(self, chunk: Chunk) -> bool:
         """The passage sits in a scene around the game."""

@@ -62,7 +62,7 @@ def timeline(
         entry.scenes = entry.scenes or around.get(key, [])
     for key, entry in by_session.items():  # the earliest day its notes give, as the sidebar's "As of session"
         entry.played = first_day(written.get(key, ()))
-    table = talk.table_people if talk is not None else set()  # the players and the GM are no one of the story
+    table = talk.table_people | talk.off_stage if talk is not None else set()  # the players, the GM: no one met
     for e in entities:
         if e.first_session in by_session and e.name not in table:
             by_session[e.first_session].first_seen.append(e.name)
