@@ -44,6 +44,10 @@ NOTICE = "_gm_notice"  # what the last try (or the idle timer) has to say, shown
 # page's question-file result (pages/home.py), the last ingest report (pages/ingest.py). Dropped whenever the
 # view changes, so a GM who hands the screen back to the table leaves no answer on it.
 VIEW_SCOPED = ("chat_turns", "_campaign_eval", "last_report")
+# What the GM typed or picked in the GM view, which may name a secret: the search's question and its filters
+# (pages/search.py), the person shown (pages/people.py). Dropped when the view goes back to the players'; what a
+# player typed stays when the GM opens the GM view (the search runs again there).
+GM_TYPED = ("question", "_last_question", "f_subject", "f_senders", "entity")
 SECRET_KEY = "gm_passphrase"  # in .streamlit/secrets.toml
 PLAYER_LABEL = "Player view: GM notes hidden"
 GM_LABEL = "GM view: GM-only notes shown"
@@ -183,6 +187,8 @@ def _session_id() -> str:
 
 def lock() -> None:
     _forget()
+    for key in GM_TYPED:
+        st.session_state.pop(key, None)
     st.session_state[UNLOCKED] = False
     st.session_state.pop(SEEN, None)
 

@@ -136,3 +136,5 @@ def test_the_gm_view_needs_the_passphrase_and_then_shows_the_secrets(tmp_path, m
     next(b for b in at.sidebar.button if b.label == "Back to the player view").click().run()
     assert PLAYER_LABEL in texts(at.sidebar.caption)
     assert not at.chat_message and leaked(at) == []  # the GM's conversation is gone from the screen
+    at.switch_page("pages/search.py").run()  # and so is what the GM searched for (a secret's name, maybe)
+    assert at.text_input(key="question").value == "" and "Glimmerfen cult" not in everything(at)
