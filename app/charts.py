@@ -42,7 +42,7 @@ MATCH_COLORS = {
 WHY_CAPTION = (
     "Each bar is one passage, in the order shown. Its colours show what made the search find it; the longest bar "
     "matched best (100). The closer second look reads the passages again and may put a shorter bar above a longer "
-    "one: beside a passage's name it says so (\"moved up from #4\"), and whether the answer cites it."
+    'one: beside a passage\'s name it says so ("moved up from #4"), and whether the answer cites it.'
 )
 WHY_TITLE = "Why each passage was chosen"
 LABEL_CHARS = 44  # a passage's label longer than this takes two lines (a phone is ~50 characters wide)

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rag import registry
+from rag import access, registry
 from rag.answering import AnswerStream, Prepared, named_sessions, respelt_question, respond, standalone_question
 from rag.campaign.aliases import AliasTable
 from rag.campaign.entities import Cast, Entity, SessionKey, entity_index, resolve, session_key
@@ -201,7 +201,7 @@ class Pipeline:
                 reason = err.one_line()
                 remember(self.config.answer, reason)
         result = self.offline()._search(question, campaign, filters)
-        result.notices.insert(0, notice(reason, searching=True))
+        result.notices.insert(0, notice(reason, searching=True, may_fix=self._may_fix()))
         return result
 
     def _search_asks_the_model(self) -> bool:
@@ -275,10 +275,15 @@ class Pipeline:
                         return None
                     return fitted._respond(prepared, started)  # the same passages: only the prompt is refitted
 
-                return FallbackStream(answer, self._respond(prepared, started), offline, refit=refit).prime()
+                primary = self._respond(prepared, started)
+                return FallbackStream(answer, primary, offline, refit=refit, may_fix=self._may_fix()).prime()
             except LanguageModelError as err:  # rewriting the follow-up, other wordings, re-reading
                 reason = err.one_line()
-        return FallbackStream(answer, None, offline, reason)
+        return FallbackStream(answer, None, offline, reason, may_fix=self._may_fix())
+
+    def _may_fix(self) -> bool:
+        """Whether whoever asks may change the model's settings: told what it said, and where to fix it."""
+        return access.may(self.config.role, "settings")
 
     def _ask(
         self,

@@ -94,6 +94,22 @@ def test_the_search_page_searches_without_the_model_and_says_so(offline):
     assert result.hits and "did not answer" in result.notices[0] and "searched without its help" in result.notices[0]
 
 
+def test_a_player_at_a_shared_table_is_told_the_model_did_not_answer_but_not_its_address(offline):
+    """A player cannot open Settings, and the model's address is the game master's: the line says what happened
+    and whom to ask; the game master (and the owner of an app nobody shares) reads what the model said."""
+    url = closed_port()
+    player = offline.with_settings(llm(url) | {"role": "player", "retrieval.query_expansion": True})
+    stream = player.ask(QUESTION, "demo")
+    "".join(stream)
+    assert stream.fell_back.startswith("The language model did not answer, so this is the offline answer")
+    assert url not in stream.fell_back and "answer.base_url" not in stream.fell_back
+    assert "game master" in stream.fell_back and stream.answer.text
+    searched = player.search(QUESTION, "demo").notices[0]
+    assert "searched without its help" in searched and url not in searched
+    gm = offline.with_settings(llm(url) | {"role": "gm"}).ask(QUESTION, "demo")
+    assert "Cannot reach the LLM server" in gm.fell_back and "Settings → Answers" in gm.fell_back
+
+
 # -- as a player sees it -------------------------------------------------------------------------------------------
 
 

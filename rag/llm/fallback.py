@@ -40,20 +40,24 @@ class Stream(Protocol, Iterable[str]):
 
 
 WHERE_TO_FIX = "Fix it in Settings → Answers (answer.base_url, answer.model, the key)."
+# A player at a shared table cannot open Settings, and the model's address and keys are the game master's business
+FOR_PLAYERS = "Your game master can check its settings."
 
 _down: dict[tuple, tuple[float, str]] = {}  # the model's settings → (when it last failed, what it said)
 _lock = threading.Lock()
 
 
-def notice(reason: str, searching: bool = False) -> str:
-    """The one line a player reads above an offline answer (or, ``searching``, an offline search)."""
-    reason = reason.rstrip(".")
+def notice(reason: str, searching: bool = False, may_fix: bool = True) -> str:
+    """The one line a player reads above an offline answer (or, ``searching``, an offline search). What the model
+    said and where to fix it only for whoever ``may_fix`` it (``rag.access``: not a player at a shared table)."""
     done = (
         "so your question was searched without its help"
         if searching
         else "so this is the offline answer, quoted from your notes"
     )
-    return f"The language model did not answer ({reason}), {done}. {WHERE_TO_FIX}"
+    if not may_fix:
+        return f"The language model did not answer, {done}. {FOR_PLAYERS}"
+    return f"The language model did not answer ({reason.rstrip('.')}), {done}. {WHERE_TO_FIX}"
 
 
 def _model(answer: AnswerConfig) -> tuple:
@@ -93,8 +97,10 @@ class FallbackStream:
         offline: Callable[[], Stream],
         reason: str = "",
         refit: Callable[[int], Stream | None] | None = None,
+        may_fix: bool = True,
     ):
         self.config, self._primary, self._offline, self._refit = answer, primary, offline, refit
+        self._may_fix = may_fix  # the notice names the model's settings (``notice``)
         self._current: Stream | None = None
         self._model_pieces: Iterator[str] = iter(())
         self._buffered: list[str] = []
@@ -108,7 +114,7 @@ class FallbackStream:
     def _fall_back(self, reason: str, down: bool = True) -> None:
         if down:  # a request too long for the model says nothing of the next question's
             remember(self.config, reason)
-        self.fell_back = notice(reason)
+        self.fell_back = notice(reason, may_fix=self._may_fix)
         self._current = self._offline()
         self.notices = [self.fell_back, *self._current.notices]
 
