@@ -4,6 +4,8 @@ of session" cap), as the CLI's do; the chat's "Recap last session" asks it as a 
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -85,6 +87,20 @@ def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) 
         yaxis=dict(title="passages", dtick=1 if max(counts.values(), default=0) <= 5 else None, automargin=True),
     )
     return fig
+
+
+# A page's folder that holds people ("NPCs", "Characters", "Party"): asked about with "Who"
+_PEOPLE_FOLDER = re.compile(
+    r"\b(?:npcs?|pcs?|characters?|people|persons?|party|players?|villains?|allies|companions?|crew|cast)\b", re.I
+)
+
+
+def ask_about(entity: Entity) -> str:
+    """The question "Ask about" puts in the chat: "Who is Grog?" for someone in a people folder, "What is
+    Kraghammer?" for anything in another folder, "Who or what is X?" when no folder says (both read alike)."""
+    if not entity.kind:
+        return f"Who or what is {entity.name}?"
+    return f"{'Who' if _PEOPLE_FOLDER.search(entity.kind) else 'What'} is {entity.name}?"
 
 
 def ask_in_chat(question: str) -> None:

@@ -66,7 +66,7 @@ with right:
         st.markdown(story.as_markdown(own[0]))
         st.caption(f"From its page, {own[0].source}")
     if st.button(f"Ask about {entity.name}", icon=":material/forum:", key="ask_about"):
-        story.ask_in_chat(f"Who is {entity.name}?" if entity.kind != "Locations" else f"What is {entity.name}?")
+        story.ask_in_chat(story.ask_about(entity))
     if entity.sessions:
         entries = pipeline.timeline(campaign, filters)
         st.plotly_chart(

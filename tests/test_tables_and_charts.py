@@ -286,3 +286,15 @@ def test_the_gm_marking_sends_no_one_to_a_gm_view_the_app_does_not_have():
     assert shared.startswith("**1 passage is GM only**") and "1 file is GM only as a whole" in shared
     assert "sidebar → Game master" in shared and "sidebar" not in alone and "GM passphrase" in alone
     assert "as a whole" not in gm_marking(report, "gm")
+
+
+def test_ask_about_asks_who_of_people_and_what_of_places():
+    """ "Ask about Kraghammer" asked "Who is Kraghammer?": only a Locations folder said it was no one. A people
+    folder asks "Who", another folder "What", no folder either."""
+    from app.story import ask_about
+    from rag.campaign.entities import Entity
+
+    assert ask_about(Entity("Grog", kind="NPCs")) == "Who is Grog?"
+    assert ask_about(Entity("Keyleth", kind="Party Members")) == "Who is Keyleth?"
+    assert ask_about(Entity("Kraghammer", kind="Places")) == "What is Kraghammer?"
+    assert ask_about(Entity("Kraghammer")) == "Who or what is Kraghammer?"
