@@ -35,10 +35,7 @@ config = state.get_config()
 campaign = state.current_campaign(config)
 
 st.title(":material/manage_search: Search your notes")
-st.caption(
-    f"Retrieval inspector for **{campaign}**: see which passages a question finds, and why. "
-    "Search options are in the sidebar."
-)
+st.caption(f"See which passages of **{campaign}** a question finds, and why. Search options are in the sidebar.")
 
 if "question" not in st.session_state:  # keep the question when the player visits another page and returns
     st.session_state["question"] = st.session_state.get("_last_question", "")
@@ -189,4 +186,5 @@ advanced.dataframe(
     column_order=["rank", "status", "session", "name", *STAGES, "score", "found by", "heading", "source", "text"],
 )
 if set(STAGES) - set(ran):
-    advanced.caption("Stages not run in this mode: " + ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran) + ".")
+    not_run = ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran)  # by the mode, or by the question
+    advanced.caption(f"Stages that did not run for this search: {not_run}.")
