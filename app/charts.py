@@ -173,11 +173,12 @@ def stage_scores_figure(hits: Sequence[Hit], mode: str) -> go.Figure:
 def score_distribution_figure(
     candidates: Sequence[Hit], threshold: float | None, shown: Sequence[Hit] | None = None
 ) -> go.Figure:
-    """Every candidate's final score, split by what happened to it, with the threshold drawn in."""
+    """Every candidate's search score (what the threshold cuts, ``Hit.searched``), split by what happened to it,
+    with the threshold drawn in."""
     shown_ids = {h.chunk.id for h in (candidates if shown is None else shown)}
     fig = go.Figure()
     for status, color in ((SHOWN, COLORS[SHOWN]), (BEYOND, COLORS["other"]), (BELOW, "#e3d8c6")):
-        scores = [h.score for h in candidates if hit_status(h, shown_ids) == status]
+        scores = [_searched(h) for h in candidates if hit_status(h, shown_ids) == status]
         if scores:
             fig.add_trace(
                 go.Histogram(x=scores, name=status, marker_color=color, xbins=dict(size=_bin_size(candidates)))
@@ -191,7 +192,11 @@ def score_distribution_figure(
             annotation_text=f"threshold {threshold:g}",
             annotation_position="top left",
         )
-    return _stacked_counts(fig, "Scores of all candidates", "final score")
+    return _stacked_counts(fig, "Scores of all candidates", "search score (what the minimum score cuts)")
+
+
+def _searched(hit: Hit) -> float:
+    return hit.score if hit.searched is None else hit.searched
 
 
 def rank_movement_figure(candidates: Sequence[Hit], shown: Sequence[Hit] | None = None) -> go.Figure | None:
@@ -239,7 +244,7 @@ def _stacked_counts(fig: go.Figure, title: str, xaxis_title: str, **layout) -> g
 
 
 def _bin_size(hits: Sequence[Hit]) -> float:
-    scores = [h.score for h in hits]
+    scores = [_searched(h) for h in hits]
     spread = (max(scores) - min(scores)) if scores else 0.0
     return spread / 25 if spread > 0 else 0.01
 

@@ -74,11 +74,24 @@ def hits_frame(candidates: Sequence[Hit], shown: Sequence[Hit] | None = None) ->
             "source": c.source,
         }
         row.update({stage: h.scores.get(stage) for stage in STAGES})
-        row.update({"score": h.score, "status": hit_status(h, shown_ids), "found by": h.variant, "text": c.text})
+        row.update({"searched": h.searched, "score": h.score, "status": hit_status(h, shown_ids)})
+        row.update({"found by": h.variant, "text": c.text})
         rows.append(row)
-    columns = ["rank", "session", "name", "heading", "source", *STAGES, "score", "status", "found by", "text"]
+    columns = [
+        "rank",
+        "session",
+        "name",
+        "heading",
+        "source",
+        *STAGES,
+        "searched",
+        "score",
+        "status",
+        "found by",
+        "text",
+    ]
     frame = pd.DataFrame(rows, columns=columns)
-    for stage in (*STAGES, "score"):
+    for stage in (*STAGES, "searched", "score"):
         frame[stage] = pd.array(frame[stage].tolist(), dtype="Float64")
     frame["rank"] = frame["rank"].astype("Int64")
     return frame

@@ -165,6 +165,9 @@ stage_help = {
     "rerank": "Score from a reranking model, when one is configured.",
 }
 columns = {s: st.column_config.NumberColumn(STAGE_LABELS[s], help=stage_help[s], format="%.4f") for s in STAGES}
+columns["searched"] = st.column_config.NumberColumn(
+    "search score", format="%.4f", help="The search's own score, before any re-reading: what the minimum score cuts."
+)
 columns["score"] = st.column_config.NumberColumn(
     "final score", format="%.4f", help="The score the final order was made by."
 )
@@ -183,7 +186,19 @@ advanced.dataframe(
     width="stretch",
     column_config=columns,
     key="candidates_table",
-    column_order=["rank", "status", "session", "name", *STAGES, "score", "found by", "heading", "source", "text"],
+    column_order=[
+        "rank",
+        "status",
+        "session",
+        "name",
+        *STAGES,
+        "searched",
+        "score",
+        "found by",
+        "heading",
+        "source",
+        "text",
+    ],
 )
 if set(STAGES) - set(ran):
     not_run = ", ".join(STAGE_LABELS[s] for s in STAGES if s not in ran)  # by the mode, or by the question

@@ -250,9 +250,9 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
     assert len(stages["data"][0]["x"]) == len(expected.hits)
     distribution = plotly(at, 2)
     plotted = sorted(x for trace in distribution["data"] for x in trace["x"])
-    assert plotted == pytest.approx(sorted(h.score for h in expected.candidates))
+    assert plotted == pytest.approx(sorted(h.searched for h in expected.candidates))  # what the threshold cuts
     assert distribution["data"][0]["name"] == "shown"
-    assert sorted(distribution["data"][0]["x"]) == pytest.approx(sorted(h.score for h in expected.hits))
+    assert sorted(distribution["data"][0]["x"]) == pytest.approx(sorted(h.searched for h in expected.hits))
 
 
 def test_hybrid_mode_and_threshold_change_the_table(tmp_path, monkeypatch):

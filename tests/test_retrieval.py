@@ -69,6 +69,19 @@ def test_threshold_drops_but_keeps_candidates_for_the_charts(pipeline):
     assert result.hits == [] and result.candidates and not any(h.kept for h in result.candidates)
 
 
+def test_the_threshold_cuts_the_search_score_the_slider_shows_not_the_rerankers(pipeline):
+    """The slider's scale is the search mode's (BM25 for exact words). The reranker scores only the passages it
+    re-reads, on a scale of its own: cut on that, a threshold every passage's search score passes dropped the
+    re-read passages and kept the ones after them."""
+    keyword = {"retrieval.mode": "keyword", "reranker.enabled": True, "reranker.backend": "learned"}
+    reranked = pipeline.with_settings(keyword).search("Vasselheim Calamity")
+    assert reranked.candidates and any(h.score != h.searched for h in reranked.candidates)
+    floor = min(h.searched for h in reranked.hits) / 2  # under every search score shown
+    cut = pipeline.with_settings(keyword | {"retrieval.score_threshold": floor}).search("Vasselheim Calamity")
+    assert [h.chunk.id for h in cut.hits] == [h.chunk.id for h in reranked.hits]
+    assert all(h.kept == (h.searched >= floor) for h in cut.candidates)
+
+
 def test_unknown_campaign_and_empty_question(pipeline):
     with pytest.raises(CampaignNotFoundError):
         pipeline.search("anything", "nope")

@@ -61,6 +61,9 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)  # rank per stage, for rank-movement charts
     variant: str = ""  # the query text (original or expansion) that found it
     kept: bool = True  # False when dropped by the score threshold
+    # the score the search gave it before any re-reading: what the threshold cuts, on the scale of the search's
+    # mode (a reranker's scores have another, and it re-reads only the best few)
+    searched: float | None = None
     sure: float | None = None  # how sure the reranker is of it, 0-1; None without one whose scores have a scale
 
     def __post_init__(self):

@@ -168,6 +168,8 @@ class Retriever:
             found += [hits for hits, _ in more]
         candidates = found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight)
         notices: list[str] = []
+        for hit in candidates:
+            hit.searched = hit.score
         if self.reranker is not None and candidates:
             t0 = time.perf_counter()
             try:
@@ -175,9 +177,11 @@ class Retriever:
             except LanguageModelError as err:  # the llm reranker: the order the search found serves the question
                 notices.append(reread_failed(err))
             timings["rerank"] = time.perf_counter() - t0
-        floor = cfg.score_threshold  # applies to the final score (the rerank score for reranked hits)
+        # The threshold cuts the search's own score, on the scale its slider shows for the mode. Cut on the reranker's
+        # (about -3 to 1), a keyword threshold of .5 dropped the 20 passages re-read and kept the 21st on (#1)
+        floor = cfg.score_threshold
         for hit in candidates:
-            hit.kept = floor is None or hit.score >= floor
+            hit.kept = floor is None or hit.searched >= floor
         kept = [h for h in candidates if h.kept][:k]
         if cfg.order == "session":  # read like the campaign unfolded; each hit keeps its rank for the charts
             kept.sort(key=lambda h: h.chunk.story_key)
