@@ -21,6 +21,7 @@ from app.markdown import as_written
 from app.tables import STAGE_LABELS, STAGES, count_of, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
+from rag.names import content_words
 
 PLOT = {"displayModeBar": False}
 
@@ -101,6 +102,13 @@ if not hits:
         "No passage matched well enough. Lower the minimum score (sidebar → Advanced), or ask another way.",
         icon=":material/search_off:",
     )
+elif not content_words(result.question) & set().union(*(content_words(h.chunk.text) for h in hits)):
+    # a search always finds the nearest passages; "xyzzy plugh" found five and nothing said they were unrelated
+    st.info(
+        "None of these passages has a word of your question: they are only the nearest in meaning, and may have "
+        "nothing to do with it. Check the spelling, or ask with the words your notes use.",
+        icon=":material/search_off:",
+    )
 for hit in hits:
     c = hit.chunk
     with st.container(border=True):
@@ -112,8 +120,8 @@ for hit in hits:
         st.markdown(_md(c.text))
 
 # -- why these --------------------------------------------------------------------------------------------
-st.subheader("Why these passages")
 if hits:
+    st.subheader("Why these passages")
     figure = why_figure(hits, cfg.retrieval, result.mode)
     st.plotly_chart(figure, width="stretch", config=PLOT, key="chart_why")
     st.markdown(why_legend(figure), unsafe_allow_html=True)

@@ -306,6 +306,17 @@ def test_session_cap_keeps_later_sessions_out(tmp_path):
     assert "as of Session 1" in texts(at.caption)
 
 
+def test_a_search_no_passage_shares_a_word_with_says_so(tmp_path):
+    """A search always finds the nearest passages: for words the notes never use, the page says they may be
+    unrelated instead of listing them as matches."""
+    indexed(tmp_path)
+    at = start("pages/search.py")
+    at.text_input(key="question").set_value("xyzzy plugh").run()
+    assert "None of these passages has a word of your question" in texts(at.info) and not at.exception
+    at.text_input(key="question").set_value("Grog party").run()
+    assert "None of these passages" not in texts(at.info)
+
+
 def test_sessions_named_by_date_are_offered_with_the_day_they_were_played(tmp_path):
     notes = {"Sessions/2023-04-08.md": "- Grog meets the queen.", "Sessions/2023-03-25 - The Heist.md": "- Grog robs."}
     app_state.pipeline(load_config()).index(write_notes(tmp_path / "dated", notes), "demo")
