@@ -96,11 +96,10 @@ _PEOPLE_FOLDER = re.compile(
 
 
 def ask_about(entity: Entity) -> str:
-    """The question "Ask about" puts in the chat: "Who is Grog?" for someone in a people folder, "What is
-    Kraghammer?" for anything in another folder, "Who or what is X?" when no folder says (both read alike)."""
-    if not entity.kind:
-        return f"Who or what is {entity.name}?"
-    return f"{'Who' if _PEOPLE_FOLDER.search(entity.kind) else 'What'} is {entity.name}?"
+    """The question "Ask about" puts in the chat: "What is Kraghammer?" for a page in a folder of places, things
+    or factions, "Who is Grog?" for one in a people folder, or with no folder of its own (most of what notes link
+    is someone; "Who or what is Keyleth?" read oddly of the demo's whole cast). Both read alike."""
+    return f"{'What' if entity.kind and not _PEOPLE_FOLDER.search(entity.kind) else 'Who'} is {entity.name}?"
 
 
 def ask_in_chat(question: str) -> None:

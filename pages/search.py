@@ -21,7 +21,6 @@ from app.markdown import as_written
 from app.tables import STAGE_LABELS, STAGES, count_of, hits_frame, stages_run
 from rag.errors import CampaignNotFoundError, ChroniclerError
 from rag.models import Filters, format_session
-from rag.names import content_words
 
 PLOT = {"displayModeBar": False}
 
@@ -102,8 +101,7 @@ if not hits:
         "No passage matched well enough. Lower the minimum score (sidebar → Advanced), or ask another way.",
         icon=":material/search_off:",
     )
-elif not content_words(result.question) & set().union(*(content_words(h.chunk.text) for h in hits)):
-    # a search always finds the nearest passages; "xyzzy plugh" found five and nothing said they were unrelated
+elif result.shares_no_word:  # "xyzzy plugh" listed five livestream passages as matches
     st.info(
         "None of these passages has a word of your question: they are only the nearest in meaning, and may have "
         "nothing to do with it. Check the spelling, or ask with the words your notes use.",

@@ -289,12 +289,12 @@ def test_the_gm_marking_sends_no_one_to_a_gm_view_the_app_does_not_have():
 
 
 def test_ask_about_asks_who_of_people_and_what_of_places():
-    """ "Ask about Kraghammer" asked "Who is Kraghammer?": only a Locations folder said it was no one. A people
-    folder asks "Who", another folder "What", no folder either."""
+    """Only a "Locations" folder asked "What is…?": "Places", "Items" or "Factions" asked "Who is…?". A people
+    folder, or none, asks "Who", another folder "What"."""
     from app.story import ask_about
     from rag.campaign.entities import Entity
 
     assert ask_about(Entity("Grog", kind="NPCs")) == "Who is Grog?"
     assert ask_about(Entity("Keyleth", kind="Party Members")) == "Who is Keyleth?"
     assert ask_about(Entity("Kraghammer", kind="Places")) == "What is Kraghammer?"
-    assert ask_about(Entity("Kraghammer")) == "Who or what is Kraghammer?"
+    assert ask_about(Entity("Keyleth")) == "Who is Keyleth?"  # no folder: most of what notes link is someone

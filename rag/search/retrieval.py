@@ -17,6 +17,7 @@ from rag.embedders import Embedder
 from rag.errors import ChroniclerError, LanguageModelError
 from rag.expanders import QueryExpander
 from rag.models import Chunk, Filters, Hit
+from rag.names import content_words
 from rag.question import Question, told_of_the_party
 from rag.rerankers import Reranker
 from rag.search import structure
@@ -42,6 +43,13 @@ class Retrieval:
     verdict: str | None = None  # the reranker's word on the best passage ("high"/"medium"/"low"), if it gives one
     unknown: list[str] = field(default_factory=list)  # names the question asks about that the notes never write
     respelt: dict[str, str] = field(default_factory=dict)  # the question's names the notes write only another way
+
+    @property
+    def shares_no_word(self) -> bool:
+        """None of the passages kept has a word of the question: a search always finds the nearest passages, and
+        for words the notes never use ("xyzzy plugh") they are near in nothing but the model's space."""
+        asked = content_words(self.question)
+        return bool(self.hits) and not any(asked & content_words(h.chunk.text) for h in self.hits)
 
 
 def reread_failed(err: ChroniclerError) -> str:
