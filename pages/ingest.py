@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from app import gm, routing, state
-from app.tables import chunks_frame, count_of, gm_marking, ingest_summary, report_frame
+from app.tables import chunks_frame, count_of, gm_marking, ingest_summary, not_notes_line, report_frame
 from rag import access
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
@@ -232,13 +232,8 @@ if last and last[0] == campaign:
     cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
     cols[3].metric("Skipped files", len(report.skipped), help="Files that could not be read; see the note column")
     ignored = ss.get(IGNORED)
-    ignored = ignored[1] if ignored and ignored[0] == campaign else []
-    if ignored:
-        st.caption(
-            f"Not read, as they are not notes ({count_of(len(ignored), 'file')}): "
-            + ", ".join(_md(name) for name in ignored[:8])
-            + ("…" if len(ignored) > 8 else "")
-        )
+    if said := not_notes_line(ignored[1] if ignored and ignored[0] == campaign else []):
+        st.caption(_md(said))
     if report.gm_only:
         st.info(gm_marking(report, config.view, bool(gm.passphrase())), icon=":material/visibility_off:")
     st.dataframe(

@@ -136,6 +136,7 @@ def test_zip_vault_keeps_folders_and_preview_shows_chunks(tmp_path):
     assert not at.error, texts(at.error)
     # a file that is no note is said after the notes are read, not in a line the reading's rerun wipes out
     assert "vault.zip: MyVault/party.csv" in texts(at.caption) and "not notes" in texts(at.caption)
+    assert ".obsidian" not in texts(at.caption)  # what a vault holds beside its notes is counted, not listed
     assert (tmp_path / "data" / "uploads" / "demo" / "People" / "Grog.md").is_file()
     assert not (tmp_path / "data" / "uploads" / "demo" / ".obsidian").exists()
     at.selectbox(key="preview_source").set_value("People/Grog.md")

@@ -298,3 +298,15 @@ def test_ask_about_asks_who_of_people_and_what_of_places():
     assert ask_about(Entity("Keyleth", kind="Party Members")) == "Who is Keyleth?"
     assert ask_about(Entity("Kraghammer", kind="Places")) == "What is Kraghammer?"
     assert ask_about(Entity("Keyleth")) == "Who is Keyleth?"  # no folder: most of what notes link is someone
+
+
+def test_an_upload_names_the_files_it_did_not_read_but_not_a_vaults_pictures():
+    from app.tables import not_notes_line
+
+    pictures = [f"v.zip: Art/map{i}.png" for i in range(40)] + ["v.zip: .obsidian/app.json"]
+    assert not_notes_line(pictures) == ""  # as the uploader's help says: nothing to look into
+    said = not_notes_line([*pictures, "v.zip: Party/roster.csv"])
+    assert (
+        said == "Not read, as they are not notes: v.zip: Party/roster.csv (and 41 image or settings files, as always)."
+    )
+    assert not_notes_line(["roster.csv"]) == "Not read, as they are not notes: roster.csv."
