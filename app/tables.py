@@ -291,22 +291,13 @@ def ingest_summary(report: IndexReport, view: str) -> str:
     )
 
 
-def not_notes_line(ignored: Sequence[str]) -> str:
+def not_notes_line(unexpected: Sequence[str], aside: int = 0) -> str:
     """What an upload left unread because it is no note ("vault.zip: Party/roster.csv"), said after the notes are
-    read; "" when nothing is worth a word. Images and media, and a settings folder (".obsidian", ".trash"), are
-    what a vault holds beside its notes and what the uploader's help says is left out: counted, not listed, so a
-    vault's hundred pictures do not hide the one spreadsheet a player expected to be read."""
-    import mimetypes
-
-    def expected(name: str) -> bool:
-        path = name.split(": ", 1)[-1]
-        kind = mimetypes.guess_type(path)[0] or ""
-        return kind.split("/")[0] in ("image", "audio", "video") or any(p.startswith(".") for p in path.split("/"))
-
-    unexpected = [n for n in ignored if not expected(n)]
+    read; "" when nothing is worth a word. What a vault keeps beside its notes (``aside``: its pictures, its
+    .obsidian folder, as the uploader's help says) is counted, not listed, so a hundred images do not hide the one
+    spreadsheet a player expected to be read (``SaveResult.unexpected``)."""
     if not unexpected:
         return ""
-    quiet = len(ignored) - len(unexpected)
-    more = f" (and {count_of(quiet, 'image or settings file')}, as always)" if quiet else ""
+    more = f" (and {count_of(aside, 'image or settings file')}, as always)" if aside else ""
     listed = ", ".join(unexpected[:8]) + ("…" if len(unexpected) > 8 else "")
     return f"Not read, as they are not notes: {listed}{more}."

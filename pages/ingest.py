@@ -23,7 +23,7 @@ campaign = state.current_campaign(config)
 notes_files = Pipeline(config).files  # where uploads go and which folders may be read (no store opened)
 ss = st.session_state
 LEFT_OUT = "_left_out"  # (campaign, [(note, why)]) of the last upload: notes too large to read, not saved
-IGNORED = "_ignored"  # (campaign, [name]) of the last upload: files that are not notes (a .csv, an image)
+IGNORED = "_ignored"  # (campaign, SaveResult) of the last upload: what it did not read as notes
 
 st.title(":material/upload_file: Ingest notes")
 gm.only_for_the_gm(config, "upload", "Adding notes, reading folders on the server and deleting campaigns")
@@ -149,7 +149,7 @@ with upload_tab:
             st.error(err.one_line())
         else:
             ss[LEFT_OUT] = (campaign, result.too_large)  # said at the top of what happened
-            ss[IGNORED] = (campaign, result.ignored)  # said under it: reading the notes reruns this page
+            ss[IGNORED] = (campaign, result)  # said under it: reading the notes reruns this page
             index_folder(notes_files.uploads_dir(campaign))
 
 with folder_tab:
@@ -231,8 +231,8 @@ if last and last[0] == campaign:
     cols[1].metric("Updated", report.updated, help="Passages whose text changed and were re-read")
     cols[2].metric("Deleted", report.deleted, help="Passages from text that is gone")
     cols[3].metric("Skipped files", len(report.skipped), help="Files that could not be read; see the note column")
-    ignored = ss.get(IGNORED)
-    if said := not_notes_line(ignored[1] if ignored and ignored[0] == campaign else []):
+    upload = ss[IGNORED][1] if ss.get(IGNORED) and ss[IGNORED][0] == campaign else None
+    if upload is not None and (said := not_notes_line(upload.unexpected, len(upload.aside))):
         st.caption(_md(said))
     if report.gm_only:
         st.info(gm_marking(report, config.view, bool(gm.passphrase())), icon=":material/visibility_off:")

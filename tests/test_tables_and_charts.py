@@ -302,10 +302,12 @@ def test_ask_about_asks_who_of_people_and_what_of_places():
 
 def test_an_upload_names_the_files_it_did_not_read_but_not_a_vaults_pictures():
     from app.tables import not_notes_line
+    from rag.ingest.uploads import SaveResult
 
     pictures = [f"v.zip: Art/map{i}.png" for i in range(40)] + ["v.zip: .obsidian/app.json"]
-    assert not_notes_line(pictures) == ""  # as the uploader's help says: nothing to look into
-    said = not_notes_line([*pictures, "v.zip: Party/roster.csv"])
+    assert not_notes_line(SaveResult(ignored=pictures, aside=pictures).unexpected, 41) == ""  # as the help says
+    both = SaveResult(ignored=[*pictures, "v.zip: Party/roster.csv"], aside=pictures)
+    said = not_notes_line(both.unexpected, len(both.aside))
     assert (
         said == "Not read, as they are not notes: v.zip: Party/roster.csv (and 41 image or settings files, as always)."
     )

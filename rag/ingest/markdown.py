@@ -41,7 +41,7 @@ _WIKI_MARK = re.compile(r"(?<=[^\s\]])(?:[ \t]?\[\d{1,3}\])+(?![(:\[])")
 # PDF), and its canvases and bases: a link to one names a file, not a person, place or thing of the campaign
 _IMAGES = ("avif", "bmp", "gif", "jpeg", "jpg", "png", "svg", "webp")
 _SOUND_AND_VIDEO = ("flac", "m4a", "mp3", "ogg", "wav", "webm", "3gp", "mkv", "mov", "mp4", "ogv")
-_ATTACHMENTS = frozenset((*_IMAGES, *_SOUND_AND_VIDEO, "pdf", "canvas", "base"))
+ATTACHMENTS = frozenset((*_IMAGES, *_SOUND_AND_VIDEO, "pdf", "canvas", "base"))
 _BLOCK_ID = re.compile(r"(?:(?<=\s)|^)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _EMPHASIS = [  # (mark that must be present, pattern); order matters: ** before *, __ before _
     ("~~", re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")),
@@ -89,7 +89,7 @@ def linked_page(target: str) -> str | None:
         return None
     page = page_name(target)
     extension = page.rsplit(".", 1)[-1].casefold() if "." in page else ""
-    if extension in _ATTACHMENTS or is_day(page):
+    if extension in ATTACHMENTS or is_day(page):
         return None
     return page or None
 

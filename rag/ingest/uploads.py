@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from rag.config import Config, NotesConfig, SecretsConfig
 from rag.errors import ChroniclerError, disk_full, is_disk_full
 from rag.files import write_text
+from rag.ingest.markdown import ATTACHMENTS
 from rag.ingest.notes import size_limit
 from rag.ingest.secrets import gm_folder
 
@@ -45,6 +46,15 @@ class UploadError(ChroniclerError):
 class SaveResult:
     saved: list[str] = field(default_factory=list)  # relative paths written
     ignored: list[str] = field(default_factory=list)  # not notes (images, .obsidian config, ...)
+    aside: list[str] = field(default_factory=list)  # of them, what a vault keeps beside its notes (``beside_notes``)
+
+    @property
+    def unexpected(self) -> list[str]:
+        """The files left unread that a player may have meant as notes ("roster.csv"): not a vault's pictures or
+        settings, which the uploader's help says are left out."""
+        aside = set(self.aside)
+        return [name for name in self.ignored if name not in aside]
+
     too_large: list[tuple[str, str]] = field(default_factory=list)  # (note, why) larger than what is read: not saved
 
 
@@ -80,10 +90,18 @@ def safe_relpath(name: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+def _in_ignored_dir(path: PurePosixPath) -> bool:
+    return any(p.startswith(".") or p in IGNORED_DIRS for p in path.parts)
+
+
 def _is_note(path: PurePosixPath, extensions: Iterable[str]) -> bool:
-    if any(p.startswith(".") or p in IGNORED_DIRS for p in path.parts):
-        return False
-    return path.suffix.lower() in {e.lower() for e in extensions}
+    return not _in_ignored_dir(path) and path.suffix.lower() in {e.lower() for e in extensions}
+
+
+def beside_notes(path: PurePosixPath) -> bool:
+    """What a vault keeps beside its notes and an upload leaves out as a matter of course: its hidden and app folders
+    (.obsidian, .trash, __MACOSX) and Obsidian's attachments (images, sound, video, canvases)."""
+    return _in_ignored_dir(path) or path.suffix.lower().lstrip(".") in ATTACHMENTS
 
 
 def _strip_common_root(paths: list[PurePosixPath], secrets: SecretsConfig | None = None) -> list[PurePosixPath]:
@@ -131,17 +149,18 @@ def plan_upload(
     max_total_mb: float = MAX_TOTAL_MB,
     secrets: SecretsConfig | None = None,
     notes: NotesConfig | None = None,
-) -> tuple[list[tuple[PurePosixPath, object]], list[str], list[tuple[str, str]]]:
+) -> tuple[list[tuple[PurePosixPath, object]], list[str], list[str], list[tuple[str, str]]]:
     """Check every name and limit before anything is written.
 
-    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, the names ignored as not notes, and the notes left
-    out as larger than ``notes`` reads (with why). ``secrets``: the GM rules, so a zip holding only a GM folder
+    Returns (target path, bytes or (zip bytes, ZipInfo)) pairs, the names ignored as not notes, those of them a vault
+    keeps beside its notes (``beside_notes``), and the notes left out as larger than ``notes`` reads (with why). ``secrets``: the GM rules, so a zip holding only a GM folder
     keeps it (default rules when None).
     """
     secrets = secrets or SecretsConfig()
     extensions = list(extensions)
     planned: list[tuple[PurePosixPath, object]] = []
     ignored: list[str] = []
+    aside: list[str] = []
     too_large: list[tuple[str, str]] = []
     declared = 0
     for name, data in uploads:
@@ -150,6 +169,7 @@ def plan_upload(
             members = _zip_members(name, data)
             notes_in = [(i, p) for i, p in members if _is_note(p, extensions)]
             ignored += [f"{name}: {p}" for i, p in members if not _is_note(p, extensions)]
+            aside += [f"{name}: {p}" for i, p in members if not _is_note(p, extensions) and beside_notes(p)]
             large = {id(i): big for i, p in notes_in if (big := _too_large(f"{name}: {p}", i.file_size, notes))}
             too_large += list(large.values())
             notes_in = [(i, p) for i, p in notes_in if id(i) not in large]
@@ -164,6 +184,8 @@ def plan_upload(
             declared += len(data)
         else:
             ignored.append(name)
+            if beside_notes(path):
+                aside.append(name)
         if len(planned) > max_files:
             raise UploadError(
                 f"Refused: more than {max_files} notes in one upload (limits.upload_files). Nothing was saved.",
@@ -174,7 +196,7 @@ def plan_upload(
             f"Refused: the notes would take more than {max_total_mb:g} MB unpacked (limits.upload_mb). Nothing was saved.",
             hint="Check the zip holds your vault, and leave out images and other large files.",
         )
-    return planned, ignored, too_large
+    return planned, ignored, aside, too_large
 
 
 def save_uploads(
@@ -190,7 +212,7 @@ def save_uploads(
     """Write the notes under ``dest`` keeping folders; ``replace`` first empties it (after all checks). A note larger
     than ``notes`` reads is not written (``SaveResult.too_large``)."""
     extensions = list(extensions)
-    planned, ignored, too_large = plan_upload(uploads, extensions, max_files, max_total_mb, secrets, notes)
+    planned, ignored, aside, too_large = plan_upload(uploads, extensions, max_files, max_total_mb, secrets, notes)
     if not planned:
         if too_large:
             raise UploadError(f"Nothing was saved: {too_large[0][0]} is {too_large[0][1]}.")
@@ -233,7 +255,7 @@ def save_uploads(
         raise _not_saved(err, dest) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored, too_large=too_large)
+    return SaveResult(saved=sorted(str(p) for p, _ in planned), ignored=ignored, aside=aside, too_large=too_large)
 
 
 def remove_upload(dest: Path, source: str) -> None:
