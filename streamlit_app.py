@@ -11,8 +11,6 @@ import streamlit as st
 
 from app import routing, sidebar, state
 
-st.set_page_config(page_title="Chronicler", page_icon="📜", layout="wide", initial_sidebar_state="auto")
-
 page = st.navigation(
     [
         st.Page("pages/chat.py", title="Ask the chronicle", icon=":material/forum:", default=True),
@@ -24,6 +22,8 @@ page = st.navigation(
         st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
     ]
 )
+# The browser tab names the page too: a player with the chat and the search open in two tabs tells them apart.
+st.set_page_config(page_title=f"{page.title} · Chronicler", page_icon="📜", layout="wide", initial_sidebar_state="auto")
 config = state.get_config()
 state.first_start(config)
 sidebar.draw(config)

@@ -121,19 +121,15 @@ def _campaign_selector(config: Config) -> str:
         st.session_state[state.CAMPAIGN] = config.campaign if config.campaign in options else options[0]
 
     st.markdown("### :material/history_edu: Chronicler")
-    campaign = st.selectbox(
-        "Campaign",
-        options,
-        key=state.CAMPAIGN,
-        help="Each campaign has its own notes. Add or create one on the Ingest page.",
-    )
+    chosen = st.session_state[state.CAMPAIGN]
+    helped = "Each campaign has its own notes. Add or create one on the Ingest page."
+    if slug(chosen) != chosen:  # the command line knows it by its stored name: said where it is looked for
+        helped += f" The command line calls this one `{slug(chosen)}`."
+    campaign = st.selectbox("Campaign", options, key=state.CAMPAIGN, help=helped)
     # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
     # selectbox's old label when only the label text changes (seen after an index run).
     count = state.passage_count(config, campaign) if is_indexed.get(campaign) else 0
-    said = count_of(count, "passage") if count else "No notes yet"
-    if slug(campaign) != campaign:  # the command line knows it by its stored name
-        said += f" · in the command line: `{slug(campaign)}`"
-    st.caption(said)
+    st.caption(count_of(count, "passage") if count else "No notes yet")
     return campaign
 
 

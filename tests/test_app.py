@@ -190,8 +190,8 @@ def test_new_campaign_gets_its_own_uploads_folder(tmp_path):
     assert set(app_state.pipeline(load_config()).campaigns()) == {"curse-of-strahd"}  # the store keeps slugs
     at.run()
     assert at.selectbox(key="campaign").options == ["Curse of Strahd", "demo"]  # as typed, once each
-    assert at.sidebar.caption[0].value.startswith("1 passage · ")  # one note of one passage, counted as said
-    assert "in the command line: `curse-of-strahd`" in at.sidebar.caption[0].value  # one campaign, two spellings
+    assert at.sidebar.caption[0].value == "1 passage"  # one note of one passage, no engine-room name beside it
+    assert "`curse-of-strahd`" in at.selectbox(key="campaign").help  # the command line's name, where it is asked for
 
 
 def test_a_campaign_created_by_mistake_can_be_deleted(tmp_path):

@@ -205,6 +205,8 @@ def test_what_a_new_player_tried(browser, server):
         expect(pg.get_by_text(text).first).to_be_visible(timeout=SLOW)
         settle(pg)
         looked_at(pg, f"{link}, 390 px", seen)
+        if pg.title() != f"{link} · Chronicler":  # two tabs of the app are told apart by their page
+            seen[f"{link}, 390 px"].append(f"the browser tab reads {pg.title()!r}")
         wide = pg.evaluate("document.querySelector('[data-testid=stMain]').scrollWidth")
         if wide > PHONE["width"] + 1:
             seen[f"{link}, 390 px"].append(f"the page is {wide} px wide: it scrolls sideways")
