@@ -114,6 +114,21 @@ def test_the_demos_last_session_recap_tells_the_story_not_the_show():
     assert everything and all(x.scene not in SHOW for x in everything)
 
 
+def test_a_recap_of_many_sessions_tells_of_every_one(tmp_path):
+    """Sessions 1 to 11 of notes typed as one scene each: a short session's three lines once filled the recap, which
+    stopped at session 4 without a word about the rest."""
+    story = "The party rides north to the {0} ford. A troll named Grisk {1} there. They camp under the old oaks."
+    vault = write_notes(
+        tmp_path / "v",
+        {f"Session {n}.md": "- " + story.format(f"{n}th", "waits" if n % 2 else "sleeps") for n in range(1, 12)},
+    )
+    pipeline = Pipeline(load_config(overrides={"data_dir": str(tmp_path / "data")}))
+    pipeline.index(vault, "long")
+    lines = pipeline.recap([(0, n) for n in range(1, 12)], "long")
+    assert [x.session_label for x in lines] == [f"Session {n}" for n in range(1, 12)]  # each once, in order
+    assert len(pipeline.recap([(0, 1), (0, 2)], "long")) == 6  # two sessions still get their three lines each
+
+
 SHOW = {"Pre-Show", "Announcements", "Previously on Critical Role", "Recap", "Break", "Post-Show", "Q&A", "Afterword"}
 
 

@@ -1,5 +1,5 @@
-"""A "previously on…" recap of a session (or a range): 3-8 lines, each a sentence or a bullet from that
-session's notes with its citation, in story order. No model writes anything: every line is the notes' own.
+"""A "previously on…" recap of a session (or a range): 3-8 lines (a range: at least one per session), each a
+sentence or a bullet from that session's notes with its citation, in story order. No model writes anything: every line is the notes' own.
 
 Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section),
 its bullets, since the note-taker already chose them; otherwise one line per scene (the first telling sentence
@@ -96,7 +96,8 @@ def recap_session(
         if line is not None:
             picked.append(_line(*line))
     picked = _spread(picked, max_lines)
-    if len(picked) < MIN_LINES:  # few scenes: more telling sentences, longest passages first, kept in order
+    least = min(MIN_LINES, max_lines)  # a session's share of a range's recap may be one line
+    if len(picked) < least:  # few scenes: more telling sentences, longest passages first, kept in order
         said = {p.text for p in picked}
         for words in (MIN_WORDS, 3):  # short sessions: shorter lines rather than fewer than three
             extra = [
@@ -106,7 +107,7 @@ def recap_session(
                 for s in sentences(text)
                 if len(s.split()) >= words and s not in said and not s.endswith(":") and told(c, s)
             ]
-            picked += extra[: MIN_LINES - len(picked)]
+            picked += extra[: least - len(picked)]
             said |= {p.text for p in picked}
         order = {c.id: i for i, c in enumerate(story)}
         picked.sort(key=lambda p: order[p.chunk_id])
@@ -151,9 +152,10 @@ def recap(
     ending: bool = False,
 ) -> list[RecapLine]:
     """One session's recap, or for a range the sessions' recaps shortened so the whole stays within
-    ``MAX_LINES`` (at least one line per session, spread when there are more sessions than lines); table talk is
-    read by the ``table_talk`` settings. ``ending``: how the last of the sessions ended instead
-    (``session_ending``)."""
+    ``MAX_LINES``, but never less than a line for every session of the range: a player who asks for sessions 1 to
+    11 is told of each of them, not of the first four (a short session's three lines once filled the whole
+    recap). Table talk is read by the ``table_talk`` settings. ``ending``: how the last of the sessions ended
+    instead (``session_ending``)."""
     chunks = list(chunks)
     talk = TableTalk(chunks, entity_index(chunks) if entities is None else entities, table_talk)
     if ending:
@@ -161,8 +163,7 @@ def recap(
     if len(sessions) == 1:
         return recap_session(chunks, sessions[0], talk)
     per = max(1, MAX_LINES // max(len(sessions), 1))
-    lines = [line for s in _spread(list(sessions), MAX_LINES) for line in recap_session(chunks, s, talk, per)]
-    return lines[:MAX_LINES]
+    return [line for s in sessions for line in recap_session(chunks, s, talk, per)]
 
 
 def coverage(chunks: Iterable[Chunk], session: SessionKey, lines: Sequence[RecapLine], talk: TableTalk) -> float:
