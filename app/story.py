@@ -62,7 +62,7 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
 
 
 def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) -> go.Figure:
-    """The sessions, in order, with how many passages link the entity in each: where it appears in the story."""
+    """The sessions, in order, with how many passages link or name the entity in each: where it appears in the story."""
     counts: dict = {}
     for c in cast.mentions(entity):
         if c.session is not None and c.kind == "session":

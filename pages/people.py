@@ -17,8 +17,9 @@ PICKED = "entity"
 
 st.title(":material/groups: People & places")
 st.caption(
-    f"Everyone and everything your notes on **{campaign}** link with [[double brackets]], each once, whatever "
-    "name the notes use. The sidebar's 'As of session' keeps later sessions out."
+    f"Everyone and everything your notes on **{campaign}** link with [[double brackets]] or give a page, each once, "
+    "whatever name the notes use; a passage that writes one of their names mentions them, linked or not. The "
+    "sidebar's 'As of session' keeps later sessions out."
 )
 _, filters = sidebar.search_settings(config)
 pipeline = state.pipeline(config)
@@ -79,7 +80,7 @@ with right:
 st.subheader(f"Every mention of {entity.name}")
 found = [c for c in cast.mentions(entity) if c.source != entity.page]
 if not found:
-    st.caption("No session passage links them yet.")
+    st.caption("No session passage names them yet.")
 for c in found[:40]:
     where = f"Session {format_session(c.session)}" if c.session is not None else c.title
     with st.container(border=True):

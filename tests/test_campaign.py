@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.campaign.entities import entity_index, resolve, session_label
+from rag.campaign.entities import entity_index, mentions, resolve, session_label
 from rag.campaign.recap import MAX_LINES, coverage, recap_session
 from rag.campaign.table_talk import TableTalk
 from rag.campaign.timeline import timeline
@@ -56,9 +56,13 @@ def test_every_linked_entitys_first_session_is_what_the_files_say(vault):
     assert len(scanned) > 50
     wrong = {}
     owner = {name: resolve(entities, name) for name in scanned}
-    for e in entities:  # an entity appears where any name that means it is linked first
+    by_id = {c.id: c for c in chunks}
+    for e in entities:  # an entity appears where any name that means it is linked first, or named before that
         expected = min((key for name, key in scanned.items() if owner[name] is e), default=None)
-        if e.sessions and expected is not None and e.first_session != expected:
+        named = {(by_id[i].campaign_no or 0, by_id[i].session) for i in e.passages if by_id[i].kind == "session"}
+        if expected is not None and (
+            e.first_session is None or e.first_session > expected or e.first_session not in named
+        ):
             wrong[e.name] = (expected, e.first_session)
     missing = [n for n in scanned if owner[n] is None]  # every linked name has its entry
     assert (wrong, missing) == ({}, [])
@@ -223,6 +227,32 @@ def test_a_misspelt_link_is_the_same_entity_but_two_pages_stay_two(tmp_path):
     assert entries[0].first_seen.count("Koylan") == 1 and "Kolyan" not in entries[0].first_seen
 
 
+def test_a_name_written_without_its_link_is_a_mention(tmp_path):
+    """Players link a name once, or never: the host linked in Session 2 is named (lower case, as typed at the table)
+    in Sessions 1 and 3, and those passages are his mentions. An ordinary word is a name only as a name is written
+    ("Trinket growls", not "a cheap trinket" nor a sentence's first word); a surname two people share is neither's;
+    his trading post holds his name, not one of its own; his own page is not a mention."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Road\n- we hear of oleg's trading post from a merchant: oleg is fair, and Trinket growls at him.\n",
+            "Session 2.md": "## Post\n- We reach [[Oleg's Trading Post]] and meet [[Oleg Leveton]] and [[Trinket]].\n"
+            "- The Cimber twins, [[Artus Cimber]] and [[Mara Cimber]], wait there.\n",
+            "Session 3.md": "## Post\n- oleg pays us while Trinket sleeps. We buy a cheap trinket.\n"
+            "## Later\n- A cheap trinket again. Trinket? No. Cimber, they say, is an old name.\n",
+            "NPCs/Oleg Leveton.md": "Oleg Leveton runs the post. Oleg is gruff.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    entities = entity_index(chunks)
+    oleg, trinket = resolve(entities, "Oleg Leveton"), resolve(entities, "Trinket")
+    assert (oleg.first_seen, oleg.last_seen, oleg.mentions) == ("Session 1", "Session 3", 3)
+    assert (trinket.first_seen, trinket.last_seen, trinket.mentions) == ("Session 1", "Session 3", 3)
+    assert [c.heading for c in mentions(chunks, trinket)] == ["Road", "Post", "Post"]  # not "Later"
+    assert [resolve(entities, n).mentions for n in ("Artus Cimber", "Mara Cimber")] == [1, 1]
+    assert resolve(entities, "Oleg's Trading Post").sessions == [(0, 1.0), (0, 2.0)]
+
+
 def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_seen(tmp_path):
     """Obsidian's calendar links the day's note at the top of a session's notes: the timeline shows the date, and
     neither the day, a handout's file nor a session linked is listed among who first appears."""
@@ -305,7 +335,7 @@ def test_the_views_keep_to_the_player_view_and_the_session_cap(tmp_path):
         assert [e.label for e in capped] == ["Session 1"]
         assert pipeline.recap([(0, 2)], "secrets", Filters(session_max=1)) == []
         gm = pipeline.with_settings({"view": "gm"})
-        assert "Glimmerfen" not in json.dumps([vars(e) for e in gm.entities("secrets")])  # not linked, no page
+        assert "Glimmerfen" not in json.dumps([vars(e) for e in gm.entities("secrets")], default=str)  # no page
         assert resolve(gm.entities("secrets"), "Nightbloom").name == "Baron"  # a GM page's alias
         assert resolve(pipeline.entities("secrets"), "Nightbloom") is None
     finally:

@@ -4,9 +4,9 @@ An entity is a ``[[link]]`` target or a reference page (a note outside the sessi
 Its names are joined only where the notes say they are one (``rag.campaign.other_names``): the page's file name
 and title, front matter ``aliases:``, and the shown text of ``[[Page|Alias]]`` links that name the page ("Percy"
 for Percival de Rolo) rather than a thing of theirs ("Bad News", his gun); names that differ only in case are one.
-A mention is a passage that links the entity (the notes' own statement that it is there), so the first session of
-an entity is the first session note that links it, which a plain scan of the files gives too
-(tests/test_campaign.py checks that). Every page that lists people (the Campaign page, People & places, "Seen
+A mention is a passage that links the entity (the notes' own statement that it is there) or writes one of its names
+(``rag.campaign.mentions``: most players link a name once in a note, or never), so the first session of an entity is
+the first session note that links or names it. Every page that lists people (the Campaign page, People & places, "Seen
 with") reads this one index through ``Pipeline.cast``.
 """
 
@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from rag.campaign.mentions import Naming
 from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
 from rag.campaign.other_names import key as _key
 from rag.campaign.spelling import misspellings
@@ -43,8 +44,9 @@ class Entity:
     aliases: list[str] = field(default_factory=list)  # other names, most used first
     kind: str = ""  # the folder of its own page ("NPCs", "Locations"), when it has one
     page: str = ""  # its own note's source, when it has one
-    mentions: int = 0  # passages that link it
-    sessions: list[SessionKey] = field(default_factory=list)  # ascending, where a session note links it
+    mentions: int = 0  # passages that link or name it
+    sessions: list[SessionKey] = field(default_factory=list)  # ascending, where a session note links or names it
+    passages: set[str] = field(default_factory=set, repr=False)  # the ids of the passages that mention it
 
     @property
     def first_session(self) -> SessionKey | None:
@@ -211,10 +213,15 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
         used = Counter({names.spelling(k): names.written[k].total() for k in keys if k != best})
         e.aliases = [a for a, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0].casefold()))]
         entities[root] = e
+    called = {e.name: root for root, e in entities.items()}
+    naming = Naming({e.name: [e.name, *e.aliases] for e in entities.values()})
     for c in chunks:
-        for root in dict.fromkeys(names.root(_key(t)) for t in c.entities):
+        linked = (names.root(_key(t)) for t in c.entities)
+        named = (called[n] for n in naming.named(c.text) if c.source != entities[called[n]].page)
+        for root in dict.fromkeys((*linked, *named)):
             e = entities[root]
             e.mentions += 1
+            e.passages.add(c.id)
             key = session_key(c)
             if key is not None and c.kind == "session" and key not in e.sessions:
                 e.sessions.append(key)
@@ -231,9 +238,9 @@ def resolve(entities: Sequence[Entity], name: str) -> Entity | None:
 
 
 def mentions(chunks: Iterable[Chunk], entity: Entity) -> list[Chunk]:
-    """The passages that link ``entity``, in story order (session, note, position); pages last."""
-    names = {_key(entity.name), *(_key(a) for a in entity.aliases)}
-    found = [c for c in chunks if any(_key(t) in names for t in c.entities)]
+    """The passages that link or name ``entity`` (as ``entity_index`` read them), in story order (session, note,
+    position); pages last."""
+    found = [c for c in chunks if c.id in entity.passages]
     return sorted(found, key=lambda c: (c.session is None, session_key(c) or (0, 0), c.source, c.position))
 
 
@@ -243,14 +250,10 @@ def page_passages(chunks: Iterable[Chunk], entity: Entity) -> list[Chunk]:
 
 
 def related(chunks: Iterable[Chunk], entity: Entity, entities: Sequence[Entity]) -> list[tuple[str, int]]:
-    """Entities linked in the same passages as ``entity``, with how many passages they share, most first."""
-    names = {_key(entity.name), *(_key(a) for a in entity.aliases)}
+    """Entities mentioned in the same passages as ``entity``, with how many passages they share, most first."""
     together: Counter = Counter()
     for c in mentions(chunks, entity):
-        for target in dict.fromkeys(c.entities):
-            other = resolve(entities, target)
-            if other is not None and _key(other.name) not in names:
-                together[other.name] += 1
+        together.update(other.name for other in entities if other is not entity and c.id in other.passages)
     return together.most_common(MAX_RELATED)
 
 
