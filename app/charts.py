@@ -269,8 +269,11 @@ def hits_per_session_figure(candidates: Sequence[Hit], shown: Sequence[Hit]) -> 
     return _stacked_counts(fig, "Passages per session", "session", xaxis_type="category")
 
 
+OTHER_NOTES = "other notes"  # pages of people and places, handouts: passages of no session
+
+
 def chunks_per_session_figure(chunks: Sequence[Chunk]) -> go.Figure:
-    counts = Counter(session_label(c.session) for c in chunks)
+    counts = Counter(OTHER_NOTES if c.session is None else session_label(c.session) for c in chunks)
     sessions = sorted(counts, key=session_sort_key)
     fig = go.Figure(go.Bar(x=sessions, y=[counts[s] for s in sessions], marker_color=COLORS[SHOWN]))
     fig.update_layout(

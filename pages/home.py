@@ -127,7 +127,7 @@ st.caption(
 )
 found = campaign_eval.question_file(config, campaign)
 upload = st.file_uploader(
-    "Question file (JSON Lines)",
+    "Your questions, one per line (.jsonl)",
     type=["jsonl", "json"],
     key="eval_upload",
     help='One question per line, e.g. {"id": "q1", "question": "Who gave us the map?", "sessions": [2], '
@@ -167,10 +167,10 @@ saved = st.session_state.get(EVAL)
 if saved and saved["campaign"] == campaign:
     result = saved["result"]
     if not result["scored"]:
-        st.warning("None of these questions has a gold session, so there is nothing to measure.")
+        st.warning("None of these questions says which session answers it, so there is nothing to measure.")
     else:
         unscored = result["n"] - result["scored"]
-        skipped = f" ({unscored} without a gold session not counted)" if unscored else ""
+        skipped = f" ({unscored} that name no session that answers them not counted)" if unscored else ""
         st.caption(f"{result['scored']} questions from {saved['source']}{skipped}. {campaign_eval.EXPLANATION}")
         values = campaign_eval.metric_values(result)
         for col, (key, value) in zip(st.columns(len(values)), values.items(), strict=True):

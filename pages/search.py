@@ -111,9 +111,9 @@ for hit in hits:
     c = hit.chunk
     with st.container(border=True):
         session = f"Session {format_session(c.session)}" if c.session is not None else c.kind
-        st.markdown(
-            f"**#{hit.rank} · {_md(c.name)}**  \n:gray[{_md(session)} · {_md(c.heading or c.title)} · "
-            f"`{_md(c.source)}`]"
+        where = [p for p in dict.fromkeys((session, c.heading or c.title)) if p]  # a note without headings
+        st.markdown(  # is headed by its title, "Session 4": said once
+            f"**#{hit.rank} · {_md(c.name)}**  \n:gray[{' · '.join(map(_md, where))} · `{_md(c.source)}`]"
         )
         st.markdown(_md(c.text))
 

@@ -8,7 +8,13 @@ import zipfile
 
 import pytest
 
-from app.charts import hits_per_session_figure, rank_movement_figure, score_distribution_figure, stage_scores_figure
+from app.charts import (
+    chunks_per_session_figure,
+    hits_per_session_figure,
+    rank_movement_figure,
+    score_distribution_figure,
+    stage_scores_figure,
+)
 from app.tables import hits_frame
 from rag.config import load_config
 from rag.ingest.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
@@ -141,6 +147,13 @@ def test_hits_frame_keeps_missing_stages_empty_and_explains_status():
     assert frame["dense"].isna().tolist() == [False, True, False]
     assert frame["rerank"].isna().all()
     assert list(frame["session"]) == ["1", "2", "no session"]
+
+
+def test_passages_of_no_session_are_the_campaigns_other_notes():
+    """The Campaign page's chart: a vault's pages of people and places are its other notes, not a "no session"."""
+    chunks = [hit(pos, session, {}, 0.1).chunk for pos, session in enumerate((1, 2, 2, None))]
+    bars = chunks_per_session_figure(chunks).data[0]
+    assert (list(bars.x), list(bars.y)) == (["1", "2", "other notes"], [1, 2, 1])
 
 
 def test_stage_figure_has_a_row_per_stage_and_no_invented_zeros():
