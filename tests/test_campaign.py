@@ -133,6 +133,24 @@ def test_a_recap_of_many_sessions_tells_of_every_one(tmp_path):
     assert len(pipeline.recap([(0, 1), (0, 2)], "long")) == 6  # two sessions still get their three lines each
 
 
+def test_a_session_of_few_scenes_is_told_by_more_of_its_passages_and_not_its_dice(tmp_path):
+    """A real vault's session 11 (kingmaker, training): two headings over eighty lines once gave three recap lines,
+    the third a line of dice ("sickle strike ducim, 27 crit for 10 s."). A session with fewer scenes than lines is
+    told by more of its passages, the longer scene by more; the game's arithmetic is no line of its story."""
+    chasm = [f"The party crosses chasm number {n} on a rope, and the mitflits watch them go." for n in "ABCDEF"]
+    fight = ["sickle strike ducim, 27 crit for 10 s.", "strat tartuk, 18 would miss. cast shield."]
+    cave = ["We reach the cave of the kobolds, and the old chief is glad to see us again."]
+    body = "## Chasm\n\n" + "\n\n".join(chasm) + "\n\n## Cave\n\n" + "\n\n".join(fight + cave) + "\n"
+    vault = write_notes(tmp_path / "v", {"Session 11.md": body})
+    config = load_config(overrides={"chunking": {"max_chars": 120, "min_chars": 60}})  # a passage a paragraph
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    talk = TableTalk(chunks, entity_index(chunks), config.table_talk)
+    lines = recap_session(chunks, (0, 11.0), talk)
+    said = [x.text for x in lines]
+    assert cave[0] in said and not {*fight} & set(said) and not any("27 crit" in x for x in said)
+    assert 5 <= len(lines) <= MAX_LINES and sum(x.scene == "Chasm" for x in lines) == len(lines) - 1
+
+
 SHOW = {"Pre-Show", "Announcements", "Previously on Critical Role", "Recap", "Break", "Post-Show", "Q&A", "Afterword"}
 
 

@@ -25,6 +25,8 @@ MIN_LINES, MAX_LINES = 3, 8
 ENDING_SENTENCES = 3  # "Where did we leave off?": the story's last sentences, about a bullet's or a paragraph's worth
 MIN_WORDS = 5  # "Recap", "Day 3" and the like say nothing on their own
 SUMMARY = re.compile(r"\b(new information|summary|recap|tl;?dr|key (points|events)|what happened)\b", re.I)
+ROLL_SHARE = 7  # a sentence with a number in every seven words or fewer is dice and damage
+_NUMBER = re.compile(r"\d")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 
 
@@ -51,11 +53,35 @@ def _lines(chunk: Chunk) -> list[str]:
 
 
 def _telling(text: str) -> str:
-    """The first sentence of a line (``rag.names.sentences``) saying something (``MIN_WORDS`` words or more), or ""."""
+    """The first sentence of a line (``rag.names.sentences``) saying something (``MIN_WORDS`` words or more, not a
+    list's lead-in, not dice and damage), or ""."""
     for sentence in sentences(text):
-        if len(sentence.split()) >= MIN_WORDS and not sentence.endswith(":"):  # a list's lead-in
+        if len(sentence.split()) >= MIN_WORDS and not sentence.endswith(":") and not rolls(sentence):
             return sentence
     return ""
+
+
+def rolls(sentence: str) -> bool:
+    """A line of the game's arithmetic, not its story: "sickle strike ducim, 27 crit for 10 s.", "veris strat
+    tartuk: 23 would hit.", "193 cp, 120 sp, 8 gp": a word in ``ROLL_SHARE`` or fewer holds a number. A story
+    line's count or date ("bandits have been here for ~3 months, threatened to burn down the post") is one number
+    among many words."""
+    words = sentence.split()
+    numbers = sum(bool(_NUMBER.search(w)) for w in words)
+    return numbers > 0 and numbers * ROLL_SHARE >= len(words)
+
+
+def _shares(sizes: list[int], lines: int) -> list[int]:
+    """How many of ``lines`` each scene gets: one each, then one at a time to the scene with the most lines left
+    per line it has, never more than it has."""
+    shares = [1] * len(sizes)
+    for _ in range(lines - len(sizes)):
+        left = [(size - share) / share for size, share in zip(sizes, shares, strict=True)]
+        most = max(range(len(sizes)), key=lambda i: left[i], default=None)
+        if most is None or left[most] <= 0:
+            break
+        shares[most] += 1
+    return shares
 
 
 def _line(chunk: Chunk, text: str) -> RecapLine:
@@ -87,15 +113,18 @@ def recap_session(
     ]
     if len(summary) >= 2:
         return summary[:max_lines]
-    scenes: dict[str, list[Chunk]] = {}
+    scenes: dict[str, list[RecapLine]] = {}  # each scene's opening lines: one a passage, in order
     for c in story:
-        scenes.setdefault(c.heading, []).append(c)
-    picked: list[RecapLine] = []
-    for passages in scenes.values():
-        line = next(((c, t) for c in passages for text in _lines(c) if (t := _telling(text)) and told(c, t)), None)
-        if line is not None:
-            picked.append(_line(*line))
-    picked = _spread(picked, max_lines)
+        lines = scenes.setdefault(c.heading, [])
+        line = next((t for text in _lines(c) if (t := _telling(text)) and told(c, t)), None)
+        if line is not None and line not in {x.text for x in lines}:  # passages overlap by a sentence
+            lines.append(_line(c, line))
+    told_scenes = [lines for lines in scenes.values() if lines]
+    if len(told_scenes) >= max_lines:  # a line a scene, spread over the session
+        picked = _spread([lines[0] for lines in told_scenes], max_lines)
+    else:  # fewer scenes than lines: the longer scenes tell more of the session
+        shares = _shares([len(lines) for lines in told_scenes], max_lines)
+        picked = [x for lines, n in zip(told_scenes, shares, strict=True) for x in _spread(lines, n)]
     least = min(MIN_LINES, max_lines)  # a session's share of a range's recap may be one line
     if len(picked) < least:  # few scenes: more telling sentences, longest passages first, kept in order
         said = {p.text for p in picked}
@@ -105,7 +134,7 @@ def recap_session(
                 for c in sorted(story, key=lambda c: -len(c.text))
                 for text in _lines(c)
                 for s in sentences(text)
-                if len(s.split()) >= words and s not in said and not s.endswith(":") and told(c, s)
+                if len(s.split()) >= words and s not in said and not s.endswith(":") and not rolls(s) and told(c, s)
             ]
             picked += extra[: least - len(picked)]
             said |= {p.text for p in picked}
