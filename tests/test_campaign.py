@@ -279,6 +279,8 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
         {
             "Session 1.md": "[[2025-02-04]]\n\n### Notes\n- We meet [[Jonah]], who reads [[Letter.pdf|a letter]].\n",
             "Session 2.md": "### Notes\n- [[Jonah]] leaves on [[2025-02-10]], as he said in [[Session 1|the first]].\n",
+            "Session 3.md": "2025-Feb-18\n\nJonah is back.\n",  # typed, as a real vault heads its evenings
+            "Session 4.md": "Pharast 27\n\nWe wake on the 2025-02-25.\n",  # a date of the world, a day in the text
         },
     )
     chunks, entries = timeline_of(vault)
@@ -286,8 +288,10 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
     assert [(e.label, e.played and e.played.isoformat()) for e in entries] == [
         ("Session 1", "2025-02-04"),
         ("Session 2", None),  # a day linked in the text is no date of play
+        ("Session 3", "2025-02-18"),
+        ("Session 4", None),
     ]
-    assert [e.first_seen for e in entries] == [["Jonah"], []]
+    assert [e.first_seen for e in entries] == [["Jonah"], [], [], []]
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from rag.ingest.markdown import linked_day
 from rag.ingest.parse import front_matter_text, in_session_folder, strip_extension
 from rag.ingest.secrets import folder_has_word
 from rag.models import DATE_ORDER, Note
-from rag.models.dates import date_in_name, parse_date
+from rag.models.dates import date_in_name, is_day, parse_date
 
 
 def played_on(note: Note, config: NotesConfig) -> dt.date | None:
@@ -62,13 +62,14 @@ def played_on_by_name(note: Note) -> str:
 
 
 def played_on_by_link(note: Note) -> str:
-    """The day a session note links on a line of its own before its text ("[[2025-02-04]]": the daily note
-    Obsidian's calendar links), so that the timeline shows when it was played as it shows a front matter
-    ``date:``; "" for a note that opens otherwise, and for every note that is no session."""
+    """The day a session note opens with, on a line of its own before its text: linked ("[[2025-02-04]]", the
+    daily note Obsidian's calendar links) or typed ("2022-Jan-15", as a note-taker heads the evening's notes), so
+    that the timeline shows when it was played as it shows a front matter ``date:``; "" for a note that opens
+    otherwise, and for every note that is no session."""
     if note.session is None or note.file_type != "markdown":
         return ""
-    first = next((line for line in note.body.splitlines() if line.strip() and line[0] != "#"), "")
-    day = linked_day(first)
+    first = next((line for line in note.body.splitlines() if line.strip() and line[0] != "#"), "").strip()
+    day = linked_day(first) or (parse_date(first) if is_day(first) else None)
     return day.isoformat() if day else ""
 
 

@@ -1,4 +1,4 @@
-"""Dates as players write them: in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023") and in file names
+"""Dates as players write them: in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023", "2022-Jan-15") and in file names
 ("2023-04-01 The Heist"). Read by the timeline (when a session was played) and by the notes reader (session
 notes named by their date are numbered in date order: ``rag.ingest.dated_sessions``)."""
 
@@ -8,7 +8,18 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
-_FORMATS = ("%Y-%m-%d", "%d %b %Y", "%d %B %Y", "%B %d %Y", "%b %d %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
+_FORMATS = (
+    "%Y-%m-%d",
+    "%Y-%b-%d",
+    "%Y-%B-%d",
+    "%d %b %Y",
+    "%d %B %Y",
+    "%B %d %Y",
+    "%b %d %Y",
+    "%m/%d/%Y",
+    "%d.%m.%Y",
+    "%Y/%m/%d",
+)
 # Year first, the one order of digits that cannot be misread ("04-01-2023" is April or January by country):
 # "2023-04-01", "2023_04_01", "2023.04.01", "20230401", alone or among other words of a name.
 _NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)([-_.]?)(\d\d?)\2(\d\d?)(?!\d)")
@@ -36,7 +47,8 @@ def is_day(name: str) -> bool:
     """The name is a date and nothing else ("2025-02-04", "4 Feb 2025"): a daily note's. "2025-02-04 Session 3" is a
     session's note named by its day (``date_in_name``)."""
     if re.match(r"\d{4}-", name):  # ``parse_date`` reads a time, or anything, after a year-first date
-        return re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", name.strip()) is not None and parse_date(name) is not None
+        month = r"(?:\d{1,2}|[A-Za-z]{3,9})"  # "2022-01-15", "2022-Jan-15"
+        return re.fullmatch(rf"\d{{4}}-{month}-\d{{1,2}}", name.strip()) is not None and parse_date(name) is not None
     return parse_date(name) is not None
 
 
