@@ -162,12 +162,14 @@ def changed() -> None:
 
 def campaign_options(config: Config, indexed: list[str], created: list[str]) -> dict[str, bool]:
     """Display name → whether it is indexed, one entry per collection: indexed campaigns come back from the
-    store as slugs, so names typed by players (remembered at index time, or created this session) replace them."""
-    names = {slug(n): n for n in [*Pipeline(config).files.known_campaigns(), *created, config.campaign]}
+    store as slugs, so names typed by players (remembered when started or read, or created this session) replace
+    them; a campaign started and not yet read is offered too, so a reload does not lose it."""
+    known = Pipeline(config).files.known_campaigns()  # started on the Ingest page, or read once
+    names = {slug(n): n for n in [*known, *created, config.campaign]}
     out = {names.get(s, s): True for s in indexed}
-    for name in (config.campaign, *created):
+    for name in (config.campaign, *known, *created):
         if slug(name) not in indexed:
-            out[name] = False
+            out[names[slug(name)]] = False
     return dict(sorted(out.items(), key=lambda item: item[0].lower()))
 
 

@@ -23,6 +23,7 @@ campaign = state.current_campaign(config)
 notes_files = Pipeline(config).files  # where uploads go and which folders may be read (no store opened)
 ss = st.session_state
 LEFT_OUT = "_left_out"  # (campaign, [(note, why)]) of the last upload: notes too large to read, not saved
+CREATE_ERROR = "_create_error"  # why the campaign name typed could not start a campaign
 IGNORED = "_ignored"  # (campaign, SaveResult) of the last upload: what it did not read as notes
 
 st.title(":material/upload_file: Ingest notes")
@@ -35,16 +36,30 @@ st.caption(
 # -- campaign -----------------------------------------------------------------------------------------
 left, right = st.columns([3, 2], vertical_alignment="bottom")
 left.markdown(f"Adding to campaign **{campaign}** (switch in the sidebar).")
+
+
+def start_campaign() -> None:
+    """Button callback: start the typed campaign, kept for a reload (``CampaignFiles.start``), switch to it and
+    empty the box, so the next name starts fresh; a bad name stays in the box, with why."""
+    try:
+        candidate = config.model_copy()
+        candidate.campaign = ss.get("new_campaign_name", "")
+        Pipeline(config).files.start(candidate.campaign)
+    except ValueError:
+        ss[CREATE_ERROR] = "A campaign name must not be empty or contain slashes."
+    except ChroniclerError as err:
+        ss[CREATE_ERROR] = err.one_line()
+    else:
+        state.select_campaign(candidate.campaign)
+        ss["new_campaign_name"] = ""
+        st.toast(f"Started **{candidate.campaign}**: add its notes below.", icon=":material/add:")
+
+
 with right.popover("Start a new campaign", icon=":material/add:", width="stretch"):
-    name = st.text_input("Campaign name", placeholder="e.g. Curse of Strahd", key="new_campaign_name")
-    if st.button("Create", key="create_campaign", type="primary"):
-        try:
-            candidate = config.model_copy()
-            candidate.campaign = name
-            state.select_campaign(candidate.campaign)
-            st.rerun()
-        except ValueError:
-            st.error("A campaign name must not be empty or contain slashes.")
+    st.text_input("Campaign name", placeholder="e.g. Curse of Strahd", key="new_campaign_name")
+    st.button("Create", key="create_campaign", type="primary", on_click=start_campaign)
+    if error := ss.pop(CREATE_ERROR, None):
+        st.error(error)
 
 
 def index_folder(folder: Path | str, typed: bool = False) -> None:

@@ -206,6 +206,22 @@ def test_a_campaign_created_by_mistake_can_be_deleted(tmp_path):
     assert at.selectbox(key="campaign").value == "demo"
 
 
+def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_path):
+    """A real vault's walk: a campaign created and not yet filled was gone after a reload, and the box kept its
+    name. Started, it is kept (its uploads folder is its place) and the box is emptied; a bad name says why."""
+    at = start("pages/ingest.py")
+    at.text_input(key="new_campaign_name").set_value("Kingmaker")
+    at.button(key="create_campaign").click().run()
+    assert at.selectbox(key="campaign").value == "Kingmaker" and at.text_input(key="new_campaign_name").value == ""
+    again = start("pages/ingest.py")  # another browser tab, or the same one reloaded
+    assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
+    assert again.sidebar.caption[0].value == "No notes yet"
+    again.text_input(key="new_campaign_name").set_value("GM/secrets")
+    again.button(key="create_campaign").click().run()
+    assert "must not be empty or contain slashes" in texts(again.error)
+    assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
+
+
 def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):
     monkeypatch.setenv("CHRONICLER_STORE__URL", "http://127.0.0.1:9")
     at = start()

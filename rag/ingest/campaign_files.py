@@ -115,6 +115,13 @@ class CampaignFiles:
     def remember_source(self, campaign: str, folder: Path) -> None:
         remember_source(self.config, campaign, folder)
 
+    def start(self, campaign: str) -> None:
+        """Keep a campaign a player started before any notes are read into it, so that a reload still offers it:
+        its uploads folder is its place until notes are read (an empty one holds nothing another would replace)."""
+        require(self.config.role, "upload")
+        if notes_source(self.config, campaign) is None:
+            remember_source(self.config, campaign, uploads_dir(self.config, campaign))
+
     def known_campaigns(self) -> list[str]:
         """Campaign names as typed (in the app or with ``--campaign``), indexed or not."""
         return known_campaigns(self.config)
