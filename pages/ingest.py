@@ -295,7 +295,7 @@ if chunks:
     )
 
 elif not (last and last[0] == campaign):
-    st.info("No notes in this campaign yet: upload some above.", icon=":material/info:")
+    st.info("No notes in this campaign yet: upload files or sync a folder above.", icon=":material/info:")
 
 # -- delete ---------------------------------------------------------------------------------------------
 # Offered for an empty campaign too: one created by mistake must be removable from the list.
