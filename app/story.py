@@ -25,6 +25,22 @@ def as_markdown(chunk: Chunk) -> str:
     return as_written(text)
 
 
+SAYS_SOMETHING = 5  # words: a sentence this long tells who or what the page is about
+_TAGS_ONLY = re.compile(r"^\s*(?:#[\w/-]+\s*)+$")
+
+
+def page_opening(passages: list[Chunk], most: int = 3) -> list[Chunk]:
+    """The page's opening passages, up to the first that says something in a sentence (``SAYS_SOMETHING`` words, tag
+    lines aside): a character's page opens with its tags and "Played by …", and its backstory is the next one."""
+    opening: list[Chunk] = []
+    for c in passages[:most]:
+        opening.append(c)
+        body = as_markdown(c).splitlines()
+        if any(len(line.split()) >= SAYS_SOMETHING and not _TAGS_ONLY.match(line.replace("\\", "")) for line in body):
+            break
+    return opening
+
+
 def entities_frame(entities: list[Entity]) -> pd.DataFrame:
     rows = [
         {

@@ -64,7 +64,8 @@ with right:
     st.caption(f"{entity.kind or 'linked in the notes'}{also} · {count_of(entity.mentions, 'passage')} · {seen}")
     own = cast.page(entity)
     if own:
-        st.markdown(story.as_markdown(own[0]))
+        for c in story.page_opening(own):
+            st.markdown(story.as_markdown(c))
         st.caption(f"From its page, {own[0].source}")
     if st.button(f"Ask about {entity.name}", icon=":material/forum:", key="ask_about"):
         story.ask_in_chat(story.ask_about(entity))

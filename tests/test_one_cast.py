@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from app import state as app_state
-from app.story import entities_frame, most_mentioned
+from app.story import entities_frame, most_mentioned, page_opening
 from rag.config import load_config
 from rag.ingest.indexing import prepare_chunks
 from rag.pipeline import Pipeline
-from tests.helpers import SHARED, start
+from tests.helpers import SHARED, start, write_notes
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "notes"
 VAULTS = {"demo": DEMO, "crd3": SHARED / "crd3-notes", "vault-toa": SHARED / "vault-toa"}
@@ -46,6 +46,19 @@ def test_the_campaign_page_and_people_and_places_list_the_same_people_in_the_app
     assert "Percival de Rolo" in seen_with and "Percy" not in seen_with.replace("Percival de Rolo", "")
     at.button(key="ask_about").click().run()  # the chat asks about the entry's own name
     assert at.chat_message[0].markdown[0].value == "Who is Keyleth?"
+
+
+def test_a_page_opening_with_its_tags_shows_what_it_says_next(tmp_path):
+    """A real character page (kingmaker, training) opens with tags and "Played by solonarv (me)": People & places
+    showed only that. The page is shown down to its first passage that says something, tags aside."""
+    sheet = "#party #kitsune #she/her\ndarkvision\n\nPlayed by solonarv (me)\n\n## Backstory\nHer father is a distant cousin of the king.\n\n## Looks\nShe has white fur and a bushy tail, and she paints.\n"
+    npc = "#half-elf #ally\n\nLady Jamandi Aldori, swordlord of Restov, calls the expedition.\n\n## Later\nShe duels in the pit.\n"
+    vault = write_notes(tmp_path / "v", {"PCs/Izaya.md": sheet, "NPCs/Jamandi.md": npc})
+    config = load_config(overrides={"chunking": {"max_chars": 120, "min_chars": 20}})
+    chunks, _, _ = prepare_chunks(config, vault, "v")
+    for source, headings in (("PCs/Izaya.md", ["", "Backstory"]), ("NPCs/Jamandi.md", [""])):
+        page = sorted((c for c in chunks if c.source == source), key=lambda c: c.position)
+        assert [c.heading for c in page_opening(page)] == headings, source
 
 
 @pytest.mark.parametrize("vault", VAULTS)
