@@ -62,13 +62,37 @@ def most_mentioned(entities: list[Entity], n: int = 15) -> pd.DataFrame:
     return pd.DataFrame([(e.name, e.mentions) for e in entities[:n]], columns=["name", "passages"])
 
 
+_NUMBERED = re.compile(r"^(.*?\S)\s+(\d{1,4})$")  # "Round 3", "Pharast 27", "Day 12"
+
+
+def numbered_runs(scenes: list[str]) -> list[str]:
+    """Headings that count through one series said as one: "Round 1 · Round 2 · … · Round 6" (a fight's turns) is
+    "Round 1–6", "Pharast 19 · Pharast 20 · Pharast 21" (the days of the world) "Pharast 19–21"; other headings
+    as they are."""
+    out: list[str] = []
+    run: tuple[str, str, str] | None = None  # the series' words, its first number, its last
+    for scene in [*scenes, ""]:
+        m = _NUMBERED.match(scene)
+        if run and m and m.group(1) == run[0] and int(m.group(2)) > int(run[2]):
+            run = (run[0], run[1], m.group(2))
+            continue
+        if run:
+            out.append(f"{run[0]} {run[1]}" if run[1] == run[2] else f"{run[0]} {run[1]}–{run[2]}")
+            run = None
+        if m:
+            run = (m.group(1), m.group(2), m.group(2))
+        elif scene:
+            out.append(scene)
+    return out
+
+
 def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
     rows = [
         {
             "session": e.label,
             "played": e.played.isoformat() if e.played else e.date,
             "in the story": e.world_date,
-            "scenes": " · ".join(e.scenes),
+            "scenes": " · ".join(numbered_runs(e.scenes)),
             "first seen": ", ".join(e.first_seen),
         }
         for e in entries

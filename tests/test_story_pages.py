@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.story import numbered_runs
 from tests.helpers import start, texts, write_notes
 from tests.secret_vault import canaries_in, write_secret_vault
 
@@ -86,6 +87,14 @@ def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
     assert "**[Session 2 · The Docks]**" in recap and "**[Session 2 · The Fire]**" in recap
     at.selectbox(key="session_cap").set_value(1).run()  # as of session 1: the later sessions are gone
     assert list(frame(at, "first seen")["session"]) == ["Session 1"]
+
+
+def test_a_fights_rounds_are_one_scene_in_the_timeline():
+    """A real vault's session 1 (kingmaker, training) listed "Round 1 · Round 2 · … · Round 6" among its scenes;
+    a heading counting through one series is said once, as its run."""
+    scenes = ["Setup", "Round 1", "Round 2", "Round 3", "Verdict", "Pharast 17, 4710", "Pharast 19", "Pharast 21"]
+    assert numbered_runs(scenes) == ["Setup", "Round 1–3", "Verdict", "Pharast 17, 4710", "Pharast 19–21"]
+    assert numbered_runs(["Part I", "Day 3", "Day 2"]) == ["Part I", "Day 3", "Day 2"]  # no run counting down
 
 
 def test_the_chat_recaps_the_last_session_with_citations(tmp_path):
