@@ -151,6 +151,18 @@ def test_a_session_of_few_scenes_is_told_by_more_of_its_passages_and_not_its_dic
     assert 5 <= len(lines) <= MAX_LINES and sum(x.scene == "Chasm" for x in lines) == len(lines) - 1
 
 
+def test_a_last_session_recap_box_is_no_line_of_this_sessions_recap(tmp_path):
+    """A real vault (vault-nova, training) opens each note with a "Last Session Recap" box: the recap of sessions 7
+    to 17 told each by the box, so each line was the session before's and the sessions' own events were left out."""
+    box = "```ad-summary\ntitle: Last Session Recap\ncollapse: open\n\nWe blasted the wizard in his manor cellar.\n```\n\n"
+    notes = "#### Notes\n- Corrin smashes Klarg to death with the hammer in the cave.\n- The party loots the cave.\n"
+    vault = write_notes(tmp_path / "v", {"Session 17.md": box + notes})
+    chunks, entries = timeline_of(vault)
+    lines = [x.text for x in recap_session(chunks, (0, 17.0), TableTalk(chunks, [], load_config().table_talk))]
+    assert lines and not [x for x in lines if "wizard" in x] and any("Klarg" in x for x in lines)
+    assert entries[0].scenes == ["Notes"]  # the box is no scene of this evening
+
+
 SHOW = {"Pre-Show", "Announcements", "Previously on Critical Role", "Recap", "Break", "Post-Show", "Q&A", "Afterword"}
 
 

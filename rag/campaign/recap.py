@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rag.campaign.entities import Entity, SessionKey, entity_index, session_key, session_label
-from rag.campaign.table_talk import TableTalk
+from rag.campaign.table_talk import TableTalk, retells
 from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.names import sentences
@@ -144,12 +144,13 @@ def recap_session(
 
 
 def _story(chunks: Iterable[Chunk], session: SessionKey, talk: TableTalk) -> tuple[list[Chunk], Callable]:
-    """The session's story passages in reading order (table talk left out unless the session has nothing else),
+    """The session's story passages in reading order (table talk, and a "Last Session Recap" retelling the session
+    before, left out unless the session has nothing else),
     and ``told(chunk, text)``: whether a line of them tells the story rather than talk at the table."""
     mine = sorted(
         (c for c in chunks if session_key(c) == session and c.kind == "session"), key=lambda c: (c.source, c.position)
     )
-    story = [c for c in mine if not talk.passage(c)] or mine  # unless nothing else is left
+    story = [c for c in mine if not talk.passage(c) and not retells(c)] or mine  # unless nothing else is left
     if story is mine:
         return story, lambda c, text: True
     return story, lambda c, text: not talk.line(c, text)

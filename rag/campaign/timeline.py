@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
-from rag.campaign.table_talk import TableTalk
+from rag.campaign.table_talk import TableTalk, retells
 from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.models.dates import first_day
@@ -55,7 +55,8 @@ def timeline(
         if c.note_date:
             written.setdefault(key, set()).add(c.note_date)
         entry.world_date = entry.world_date or c.world_date
-        scenes = around.setdefault(key, []) if talk is not None and talk.passage(c) else entry.scenes
+        aside = retells(c) or (talk is not None and talk.passage(c))  # the last session retold, or around the game
+        scenes = around.setdefault(key, []) if aside else entry.scenes
         if c.heading and c.heading not in scenes:
             scenes.append(c.heading)
     for key, entry in by_session.items():
