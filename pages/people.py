@@ -84,8 +84,8 @@ if not found:
     st.caption("No session passage names them yet.")
 for c in found[:40]:
     where = f"Session {format_session(c.session)}" if c.session is not None else c.title
-    with st.container(border=True):
-        st.markdown(f"**[{c.name}]** :gray[{where}]")
+    with st.container(border=True):  # "[Session 0 · Notes]" names its session already
+        st.markdown(f"**[{c.name}]**" + ("" if c.name.startswith(where) else f" :gray[{where}]"))
         st.markdown(story.as_markdown(c))
 if len(found) > 40:
     st.caption(f"…and {len(found) - 40} more. Search notes finds any of them.")
