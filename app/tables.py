@@ -285,10 +285,10 @@ def ingest_summary(report: IndexReport, view: str) -> str:
             f" {report.remodelled} were read again only because Chronicler's reading model changed since "
             "they were last read."
         )
-    return (
-        f"Read {count_of(len(readable), 'file')} into {count_of(report.chunks - hidden, 'passage')} in "
-        f"{report.seconds:.1f} s{extra}.{already}"
-    )
+    files, passages = count_of(len(readable), "file"), count_of(report.chunks - hidden, "passage")
+    if not (report.embedded or report.deleted or report.relabelled or report.reused) and kept:  # a second sync
+        return f"Nothing changed since these notes were last read: {files}, {passages}{extra}."
+    return f"Read {files} into {passages} in {report.seconds:.1f} s{extra}.{already}"
 
 
 def not_notes_line(unexpected: Sequence[str], aside: int = 0) -> str:

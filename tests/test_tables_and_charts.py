@@ -283,6 +283,11 @@ def test_the_ingest_line_says_when_passages_were_read_again_for_the_model_alone(
     assert "reading model changed" in said
     report.remodelled = 0
     assert "read again" not in ingest_summary(report, "player")
+    unchanged = IndexReport("demo", "demo", files=1, chunks=12, unchanged=12)  # synced again, nothing new
+    unchanged.per_file = [FileReport("Session 1.md", "unchanged", chunks=12)]
+    assert (
+        ingest_summary(unchanged, "player") == "Nothing changed since these notes were last read: 1 file, 12 passages."
+    )
 
 
 def test_the_gm_marking_sends_no_one_to_a_gm_view_the_app_does_not_have():
