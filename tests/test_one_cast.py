@@ -61,6 +61,24 @@ def test_a_page_opening_with_its_tags_shows_what_it_says_next(tmp_path):
         assert [c.heading for c in page_opening(page)] == headings, source
 
 
+def test_a_name_the_notes_say_someone_goes_by_is_theirs(tmp_path):
+    """A real vault (vault-nova, training) links [[Esha|Sha]] 27 times and [[Sha]] 11, and says "His name is Esha,
+    but he asks to be called Sha": People & places listed Esha and Sha as two people, Esha "seen with" Sha. What
+    he carries is still his own thing ("Esha draws Stormbite")."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 0.md": "- We meet a tabaxi. His name is [[Esha]], but he asks to be called [[Sha]].\n"
+            "- [[Esha|Sha]] scouts ahead. [[Esha]] draws [[Esha|Stormbite]] and cuts the rope.\n",
+            "Session 1.md": "- [[Esha|Sha]] listens at the door while [[Sha]] hums.\n",
+        },
+    )
+    chunks, _, _ = prepare_chunks(load_config(), vault, "v")
+    cast = Pipeline(load_config(), passages_loader=lambda campaign, view: chunks).cast("v")
+    assert cast.find("Sha") is cast.find("Esha") and "Sha" in cast.find("Esha").aliases
+    assert "Stormbite" not in cast.find("Esha").aliases
+
+
 @pytest.mark.parametrize("vault", VAULTS)
 def test_most_mentioned_are_the_first_entries_of_people_and_places(vault):
     folder = VAULTS[vault]

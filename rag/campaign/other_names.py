@@ -12,7 +12,8 @@ Locke Hancock). A link's shown text is one only when it *names* the page: ``[[Sc
 - otherwise it is a name of the page only if the notes never write the two in one sentence as two things: a
   person's other name stands *instead of* the person ("the Professor teaches them sea shanties"), while what they
   carry, ride or lead stands beside them ("Percy brings out Bad News and fires"). Side by side with only a comma,
-  "is", "aka" or brackets between them ("Asmodeus, Lord of the Hells") the notes say they are the same.
+  "is", "aka" or brackets between them ("Asmodeus, Lord of the Hells"), or with words that end by naming the second
+  ("His name is Esha, but he asks to be called Sha"), the notes say they are the same.
 
 A shown text that links to several pages is nobody's other name, and a page linked under many names it shares
 nothing with ("Zadash" as "Archive", "Tri-Spires", "Sparkhammer Smithing") is linked for its parts, not renamed.
@@ -33,6 +34,11 @@ _WORD = re.compile(r"[\w'’]+")
 # 'Percival "Percy" de Rolo', "Vecna (the Whispered One)", "Ozzy, aka Ozymandius", "Locke is the Professor").
 _SAME = re.compile(
     r"^[\s,:;()\[\]\"'“”‘’—–-]*(?:(?:also known as|aka|a\.k\.a\.|is|was|called|or)\b)?[\s,:;()\[\]\"'“”‘’—–-]*(?:the\s+)?$"
+)
+# ...or a clause that ends by giving the second name ("His name is Esha, but he asks to be called Sha", "Sha, whose
+# real name is Esha"): the notes name one by the other, whatever they say before.
+_NAMED_AS = re.compile(
+    r"\b(?:called|named|known as|goes by|go by|aka|a\.k\.a\.|name is|name was)[\s,:\"'“”‘’]*(?:the\s+)?$"
 )
 
 
@@ -143,6 +149,6 @@ def _read_apart(chunks: Sequence[Chunk], pairs: frozenset) -> set[tuple[str, str
                     if p not in by_shown[s] or (s, p) in apart or (p0 < s1 and s0 < p1):  # one inside the other
                         continue
                     between = sentence[min(s1, p1) : max(s0, p0)]
-                    if not _SAME.match(between):
+                    if not (_SAME.match(between) or _NAMED_AS.search(between)):
                         apart.add((s, p))
     return apart
