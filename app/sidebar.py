@@ -33,6 +33,7 @@ REREAD_HELP = (
     "How many of the best passages get the second look. More can find a passage ranked lower, a little slower."
 )
 ALL_SESSIONS = "all"
+CAMPAIGN_PARAM = "campaign"  # the address's ?campaign=: a reload, or a link shared with the table, opens it
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
 MODE_HELP = (
     "How passages are found. dense: by meaning, so 'the dwarf city' finds 'Kraghammer'. "
@@ -117,8 +118,10 @@ def _campaign_selector(config: Config) -> str:
         st.session_state[state.CAMPAIGN] = pending
     is_indexed = state.campaign_options(config, indexed, created)
     options = list(is_indexed)
-    if st.session_state.get(state.CAMPAIGN) not in options:
-        st.session_state[state.CAMPAIGN] = config.campaign if config.campaign in options else options[0]
+    if st.session_state.get(state.CAMPAIGN) not in options:  # a new tab, or a reload: the campaign in the address
+        linked = st.query_params.get(CAMPAIGN_PARAM)
+        default = config.campaign if config.campaign in options else options[0]
+        st.session_state[state.CAMPAIGN] = linked if linked in options else default
 
     st.markdown("### :material/history_edu: Chronicler")
     chosen = st.session_state[state.CAMPAIGN]
@@ -128,6 +131,8 @@ def _campaign_selector(config: Config) -> str:
     campaign = st.selectbox("Campaign", options, key=state.CAMPAIGN, help=helped)
     # The count sits beside the selector, not in its labels: the browser keeps showing a keyed
     # selectbox's old label when only the label text changes (seen after an index run).
+    if st.query_params.get(CAMPAIGN_PARAM) != campaign:  # kept in the address: a reload stays in this campaign
+        st.query_params[CAMPAIGN_PARAM] = campaign
     count = state.passage_count(config, campaign) if is_indexed.get(campaign) else 0
     st.caption(count_of(count, "passage") if count else "No notes yet")
     return campaign

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from streamlit.testing.v1 import AppTest
 
 from app import state as app_state
 from app.tables import STAGE_LABELS
 from rag.config import load_config
 from rag.ingest.uploads import remember_source
 from tests.docfiles import MAIL_FROM, recap_eml
-from tests.helpers import VAULT, indexed, plotly, start, texts, write_notes, write_vault
+from tests.helpers import APP, TIMEOUT, VAULT, indexed, plotly, start, texts, write_notes, write_vault
 from tests.llm_server import KEY, Handler
 
 pytestmark = pytest.mark.usefixtures("app_env")
@@ -213,8 +214,14 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     at.text_input(key="new_campaign_name").set_value("Kingmaker")
     at.button(key="create_campaign").click().run()
     assert at.selectbox(key="campaign").value == "Kingmaker" and at.text_input(key="new_campaign_name").value == ""
-    again = start("pages/ingest.py")  # another browser tab, or the same one reloaded
+    assert at.query_params["campaign"] == "Kingmaker"  # in the address: a reload stays in it
+    again = start("pages/ingest.py")  # another browser tab
     assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
+    assert again.selectbox(key="campaign").value == "demo"
+    reloaded = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    reloaded.query_params["campaign"] = "Kingmaker"
+    reloaded.run()
+    assert reloaded.selectbox(key="campaign").value == "Kingmaker"
     assert again.sidebar.caption[0].value == "No notes yet"
     again.text_input(key="new_campaign_name").set_value("GM/secrets")
     again.button(key="create_campaign").click().run()
