@@ -213,11 +213,10 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
         used = Counter({names.spelling(k): names.written[k].total() for k in keys if k != best})
         e.aliases = [a for a, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0].casefold()))]
         entities[root] = e
-    called = {e.name: root for root, e in entities.items()}
-    naming = Naming({e.name: [e.name, *e.aliases] for e in entities.values()})
+    naming = Naming({root: [e.name, *e.aliases] for root, e in entities.items()})
     for c in chunks:
         linked = (names.root(_key(t)) for t in c.entities)
-        named = (called[n] for n in naming.named(c.text) if c.source != entities[called[n]].page)
+        named = (root for root in naming.named(c.text) if c.source != entities[root].page)
         for root in dict.fromkeys((*linked, *named)):
             e = entities[root]
             e.mentions += 1

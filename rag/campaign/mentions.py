@@ -57,8 +57,8 @@ def _lengths(keys: Iterable[tuple[str, ...]]) -> dict[str, list[int]]:
 
 
 class Naming:
-    """Built once from every entity's names (``{entity name: [its names]}``); ``named(text)`` says which entities
-    a text names. Stateless after construction."""
+    """Built once from every entity's names (``{entity's key: [its names]}``); ``named(text)`` says which entities
+    (by their keys) a text names. Stateless after construction."""
 
     def __init__(self, names: dict[str, Iterable[str]]):
         self.anyhow: dict[tuple[str, ...], set[str]] = {}  # folded words → entities: a name with a made-up word

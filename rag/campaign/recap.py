@@ -1,12 +1,14 @@
 """A "previously on…" recap of a session (or a range): 3-8 lines (a range: at least one per session), each a
-sentence or a bullet from that session's notes with its citation, in story order. No model writes anything: every line is the notes' own.
+sentence or a bullet from that session's notes with its citation, in story order. No model writes anything:
+every line is the notes' own.
 
-Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section),
-its bullets, since the note-taker already chose them; otherwise one line per scene (the first telling sentence
-of the scene's first passage), spread over the session when it has more than eight scenes. A session with
-fewer than three scenes gets more lines from its longest passages. "Where did we leave off?" gets the story's
-last sentences (``session_ending``). ``coverage`` is the share of the session's
-scenes a recap touches (measured in docs/experiments/history.md).
+Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section; not a
+"Last Session Recap", which retells the session before), its bullets, since the note-taker already chose them;
+otherwise the opening sentences of the scenes: one a scene, spread over the session, when it has eight scenes or
+more; with fewer, the scenes share the lines by how many passages tell them (one a passage, spread). Dice, damage
+and loot counts are no line of a story (``rolls``). A session still short of three lines gets more from its
+longest passages. "Where did we leave off?" gets the story's last sentences (``session_ending``). ``coverage`` is
+the share of the session's scenes a recap touches (measured in docs/experiments/history.md).
 """
 
 from __future__ import annotations
