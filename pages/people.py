@@ -85,7 +85,7 @@ if not found:
 for c in found[:40]:
     where = f"Session {format_session(c.session)}" if c.session is not None else c.title
     with st.container(border=True):  # "[Session 0 · Notes]" names its session already
-        st.markdown(f"**[{c.name}]**" + ("" if c.name.startswith(where) else f" :gray[{where}]"))
+        st.markdown(f"**[{c.name}]**" + ("" if where in c.name else f" :gray[{where}]"))
         st.markdown(story.as_markdown(c))
 if len(found) > 40:
     st.caption(f"…and {len(found) - 40} more. Search notes finds any of them.")
