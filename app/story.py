@@ -35,8 +35,8 @@ def page_opening(passages: list[Chunk], most: int = 3) -> list[Chunk]:
     opening: list[Chunk] = []
     for c in passages[:most]:
         opening.append(c)
-        body = as_markdown(c).splitlines()
-        if any(len(line.split()) >= SAYS_SOMETHING and not _TAGS_ONLY.match(line.replace("\\", "")) for line in body):
+        body = c.text.splitlines()[1:]  # past its title
+        if any(len(line.split()) >= SAYS_SOMETHING and not _TAGS_ONLY.match(line) for line in body):
             break
     return opening
 

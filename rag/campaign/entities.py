@@ -44,9 +44,13 @@ class Entity:
     aliases: list[str] = field(default_factory=list)  # other names, most used first
     kind: str = ""  # the folder of its own page ("NPCs", "Locations"), when it has one
     page: str = ""  # its own note's source, when it has one
-    mentions: int = 0  # passages that link or name it
     sessions: list[SessionKey] = field(default_factory=list)  # ascending, where a session note links or names it
-    passages: set[str] = field(default_factory=set, repr=False)  # the ids of the passages that mention it
+    passages: set[str] = field(default_factory=set, repr=False)  # the ids of the passages that link or name it
+
+    @property
+    def mentions(self) -> int:
+        """How many passages link or name it."""
+        return len(self.passages)
 
     @property
     def first_session(self) -> SessionKey | None:
@@ -219,7 +223,6 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
         named = (root for root in naming.named(c.text) if c.source != entities[root].page)
         for root in dict.fromkeys((*linked, *named)):
             e = entities[root]
-            e.mentions += 1
             e.passages.add(c.id)
             key = session_key(c)
             if key is not None and c.kind == "session" and key not in e.sessions:
