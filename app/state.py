@@ -19,6 +19,7 @@ import streamlit as st
 from app import gm
 from app.tables import count_of
 from rag.access import OWNER, require
+from rag.campaign.entities import Entity
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
 from rag.models import Chunk, Filters
@@ -111,6 +112,7 @@ def pipeline(config: Config) -> Pipeline:
         store=store(config),
         embedder_loader=lambda: embedder(config),
         passages_loader=lambda campaign, view: _cached_chunks(config, campaign, view),
+        entities_loader=lambda campaign, view, cap: _cached_entities(config, campaign, view, cap),
         lenient=True,
     )
 
@@ -148,6 +150,26 @@ def _cached_chunks(config: Config, campaign: str | None, view: str) -> list[Chun
     campaign = campaign or config.campaign
     count = store(config).count(config.collection(campaign), Filters(view=view))
     return _chunks(store_key(config), campaign, count, _generation[0], view, config) if count else []
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _entities(
+    skey: tuple, campaign: str, count: int, generation: int, view: str, cap: int | None, _config: Config
+) -> list[Entity]:
+    reader = Pipeline(
+        _config.model_copy(update={"view": view}),
+        store=store(_config),
+        passages_loader=lambda name, shown: _cached_chunks(_config, name, shown),
+    )
+    return reader.entities(campaign, Filters(session_max=cap))
+
+
+def _cached_entities(config: Config, campaign: str | None, view: str, cap: int | None) -> list[Entity]:
+    """The campaign's cast in ``view`` as of session ``cap``, kept like its passages (the view in the key), so
+    People & places, the timeline and recaps do not read every passage again on each rerun."""
+    campaign = campaign or config.campaign
+    count = store(config).count(config.collection(campaign), Filters(view=view))
+    return _entities(store_key(config), campaign, count, _generation[0], view, cap, config) if count else []
 
 
 def campaign_chunks(config: Config, campaign: str) -> list[Chunk]:

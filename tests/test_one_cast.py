@@ -12,10 +12,13 @@ import pytest
 
 from app import state as app_state
 from app.story import entities_frame, most_mentioned, page_opening
+from rag.campaign.entities import resolve
 from rag.config import load_config
 from rag.ingest.indexing import prepare_chunks
+from rag.models import Filters
 from rag.pipeline import Pipeline
 from tests.helpers import SHARED, start, write_notes
+from tests.secret_vault import canaries_in, write_secret_vault
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo" / "notes"
 VAULTS = {"demo": DEMO, "crd3": SHARED / "crd3-notes", "vault-toa": SHARED / "vault-toa"}
@@ -46,6 +49,30 @@ def test_the_campaign_page_and_people_and_places_list_the_same_people_in_the_app
     assert "Percival de Rolo" in seen_with and "Percy" not in seen_with.replace("Percival de Rolo", "")
     at.button(key="ask_about").click().run()  # the chat asks about the entry's own name
     assert at.chat_message[0].markdown[0].value == "Who is Keyleth?"
+
+
+def test_the_cast_the_app_keeps_is_read_per_view_and_session_cap_and_again_after_new_notes(app_env):
+    """The app keeps each campaign's cast between reruns; a player's kept cast never serves the GM view or the
+    other way round, an "as of session" cap has its own, and notes read since are in the next one."""
+    config = load_config()
+    vault = write_secret_vault(app_env / "vault")
+    app_state.pipeline(config).index(vault, "secrets")
+    app_state.changed()
+    player = app_state.pipeline(config)
+    assert resolve(player.entities("secrets"), "Nightbloom") is None
+    assert canaries_in(str([vars(e) for e in player.cast("secrets").entities])) == []
+    gm = player.with_settings({"view": "gm"})
+    assert resolve(gm.entities("secrets"), "Nightbloom").name == "Baron"  # a GM page's alias
+    assert resolve(player.entities("secrets"), "Nightbloom") is None  # asked again after the GM
+    reyes = resolve(player.entities("secrets"), "Captain Reyes")
+    assert [e.label for e in player.timeline("secrets", Filters(session_max=1))] == ["Session 1"]
+    capped = resolve(player.entities("secrets", Filters(session_max=1)), "Captain Reyes")
+    assert capped.sessions == [s for s in reyes.sessions if s[1] <= 1] != reyes.sessions
+
+    write_notes(vault, {"Session 9.md": "# Session 9\n\nWe met [[Ormund Vale]] at the docks of Harbortown."})
+    app_state.pipeline(config).index(vault, "secrets")
+    app_state.changed()
+    assert resolve(app_state.pipeline(config).entities("secrets"), "Ormund Vale") is not None
 
 
 def test_a_page_opening_with_its_tags_shows_what_it_says_next(tmp_path):
