@@ -283,6 +283,22 @@ def test_a_name_written_without_its_link_is_a_mention(tmp_path):
     assert resolve(entities, "Oleg's Trading Post").sessions == [(0, 1.0), (0, 2.0)]
 
 
+def test_a_vaults_readme_or_index_page_is_no_ones_entry(tmp_path):
+    """A vault's README ("This is a vault for our sessions") or a folder's index page is about the notes, not a
+    person or place of the story; a page named like anything else stays one."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "README.md": "# Nova-Sessions\n\nThis is a vault for the notes taken during our sessions.\n",
+            "Locations/index.md": "# Welcome\n\nEvery place we went: [[Helm's Hold]].\n",
+            "Session 1.md": "## Road\n- We ride to [[Helm's Hold]].\n",
+            "Locations/Helm's Hold.md": "A walled town of the faithful.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    assert [(e.name, e.mentions) for e in entity_index(chunks)] == [("Helm's Hold", 2)]
+
+
 def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_seen(tmp_path):
     """Obsidian's calendar links the day's note at the top of a session's notes: the timeline shows the date, and
     neither the day, a handout's file nor a session linked is listed among who first appears."""

@@ -74,8 +74,14 @@ def _page_name(chunk: Chunk) -> str:
     return PurePosixPath(chunk.source).stem
 
 
+FRONT_PAGES = frozenset({"readme", "index"})  # the names a folder's own front page goes by, here and on the web
+
+
 def _is_page(chunk: Chunk) -> bool:
-    return chunk.kind != "session" and chunk.session is None and chunk.file_type == "markdown"
+    """A note about one person, place or thing of the story; a vault's README or index page ("This is a vault for
+    the notes taken during Nova's sessions") is about the notes themselves, and is no one's entry."""
+    front_page = PurePosixPath(chunk.source).stem.casefold() in FRONT_PAGES
+    return chunk.kind != "session" and chunk.session is None and chunk.file_type == "markdown" and not front_page
 
 
 class _Names:
