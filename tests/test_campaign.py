@@ -118,6 +118,37 @@ def test_the_demos_last_session_recap_tells_the_story_not_the_show():
     assert everything and all(x.scene not in SHOW for x in everything)
 
 
+def test_a_recap_is_told_in_sentences_from_a_summarys_points_else_its_paragraphs_openings(tmp_path):
+    """A "Session Summary" is often the whole evening written up, a paragraph of many sentences each; a list of
+    "Key Events" beside it says the same shortly. The recap tells the list; a summary only in prose is told by each
+    paragraph's opening sentence, not paragraph by paragraph ("Every line is a sentence of your notes")."""
+    prose = (
+        "The party questions the captured man at the gate. He admits the raiders camp to the south. Garus binds him."
+        " He tries to run. Edgewyn stops him.\n\n"
+        "The party moves on and reaches the temple. A stone wall surrounds it. Kobolds work a battering ram there."
+    )
+    events = (
+        "- The captured man reveals that the raiders camp four hours to the south.\n"
+        "- The party reaches the temple under attack by kobolds and cultists.\n"
+        "- Thora hides the party in fog while a patrol passes by."
+    )
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": f"## Session Summary\n{prose}\n\n## Key Events\n{events}\n",
+            "Session 2.md": f"## Session Summary\n{prose}\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    talk = TableTalk(chunks, entity_index(chunks), load_config().table_talk)
+    first, second = (recap_session(chunks, (0, n), talk) for n in (1, 2))
+    assert [x.text for x in first] == [line.removeprefix("- ") for line in events.split("\n")]
+    assert [x.text for x in second] == [
+        "The party questions the captured man at the gate.",
+        "The party moves on and reaches the temple.",
+    ]
+
+
 def test_a_recap_of_many_sessions_tells_of_every_one(tmp_path):
     """Sessions 1 to 11 of notes typed as one scene each: a short session's three lines once filled the recap, which
     stopped at session 4 without a word about the rest."""

@@ -3,8 +3,9 @@ sentence or a bullet from that session's notes with its citation, in story order
 every line is the notes' own.
 
 Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section; not a
-"Last Session Recap", which retells the session before), its bullets, since the note-taker already chose them;
-otherwise the opening sentences of the scenes: one a scene, spread over the session, when it has eight scenes or
+"Last Session Recap", which retells the session before), its bullets, since the note-taker already chose them
+(a "Session Summary" of paragraphs beside a list of "Key Events" is the whole session written up, ten sentences a
+paragraph, and the list says it shortly), and a summary only in prose, each paragraph's opening sentence; otherwise the opening sentences of the scenes: one a scene, spread over the session, when it has eight scenes or
 more; with fewer, the scenes share the lines by how many passages tell them (one a passage, spread). Dice, damage
 and loot counts are no line of a story (``rolls``). A session still short of three lines gets more from its
 longest passages. "Where did we leave off?" gets the story's last sentences (``session_ending``). ``coverage`` is
@@ -73,6 +74,26 @@ def rolls(sentence: str) -> bool:
     return numbers > 0 and numbers * ROLL_SHARE >= len(words)
 
 
+def _summary(story: list[Chunk], told: Callable) -> list[RecapLine]:
+    """The lines of the note's own summary sections: a section of points (most of its lines one sentence, as a list
+    is written) as it is; else, when the summary is only prose, each paragraph's opening sentence. A section of
+    points beside one of paragraphs says the same shortly: the paragraphs are then left out."""
+    sections: dict[str, list[tuple[Chunk, str]]] = {}
+    for c in story:
+        if SUMMARY.search(c.heading):
+            lines = [line for line in _lines(c) if len(line.split()) >= 3 and told(c, line)]
+            sections.setdefault(c.heading, []).extend((c, line) for line in lines)
+    points = [
+        _line(c, line)
+        for lines in sections.values()
+        if 2 * sum(len(sentences(line)) == 1 for _, line in lines) > len(lines)
+        for c, line in lines
+    ]
+    if len(points) >= 2:
+        return points
+    return [_line(c, t) for lines in sections.values() for c, line in lines if (t := _telling(line)) and told(c, t)]
+
+
 def _shares(sizes: list[int], lines: int) -> list[int]:
     """How many of ``lines`` each scene gets: one each, then one at a time to the scene with the most lines left
     per line it has, never more than it has."""
@@ -106,13 +127,7 @@ def recap_session(
     (``rag.campaign.table_talk``: announcements, the break, the Q&A, a "previously on…") is left out unless the
     session has nothing else; ``talk``: read from the whole campaign."""
     story, told = _story(chunks, session, talk)
-    summary = [
-        _line(c, line)
-        for c in story
-        if SUMMARY.search(c.heading)
-        for line in _lines(c)
-        if len(line.split()) >= 3 and told(c, line)
-    ]
+    summary = _summary(story, told)
     if len(summary) >= 2:
         return summary[:max_lines]
     scenes: dict[str, list[RecapLine]] = {}  # each scene's opening lines: one a passage, in order
