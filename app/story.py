@@ -98,7 +98,7 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
         for e in entries
     ]
     frame = pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
-    return without_empty(frame, keep=("session", "scenes"))
+    return without_empty(frame, keep=("session",))
 
 
 def appearances_figure(cast: Cast, entity: Entity, entries: list[SessionEntry]) -> go.Figure:

@@ -246,6 +246,18 @@ def timeline_of(vault):
     return chunks, timeline(chunks, entity_index(chunks), config.table_talk)
 
 
+def test_the_timelines_scenes_leave_out_the_headings_of_the_note_template(tmp_path):
+    """Notes written from one template have its headings in every session ("Session Summary · Key Events" on each
+    row tells nothing); a heading of one session's own is its scene."""
+    notes = {
+        f"Session {n}.md": f"## Session Summary\nWe ride on, day {n}.\n## Key Events\n- A thing happens.\n"
+        for n in range(1, 5)
+    }
+    notes["Session 3.md"] += "## The Ambush at the Ford\nGoblins leap from the reeds.\n"
+    _, entries = timeline_of(write_notes(tmp_path / "v", notes))
+    assert [e.scenes for e in entries] == [[], [], ["The Ambush at the Ford"], []]
+
+
 def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):
     vault = write_notes(
         tmp_path / "v",

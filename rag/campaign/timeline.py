@@ -5,6 +5,7 @@ it can be ("2023-12-1", "1 Dec 2023", "12/1/2023"), so a player can see when a s
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +30,14 @@ class SessionEntry:
     @property
     def label(self) -> str:
         return session_label(self.key)
+
+
+def _template_headings(entries: Iterable[SessionEntry]) -> set[str]:
+    """Headings more than half the sessions have (three or more): the note template's sections ("Session Summary ·
+    Key Events" on every row, "Notes", "Characters"), which tell nothing of one session's story."""
+    entries = list(entries)
+    uses = Counter(s for e in entries for s in set(e.scenes))
+    return {s for s, n in uses.items() if n >= 3 and 2 * n > len(entries)}
 
 
 def timeline(
@@ -61,6 +70,9 @@ def timeline(
             scenes.append(c.heading)
     for key, entry in by_session.items():
         entry.scenes = entry.scenes or around.get(key, [])
+    template = _template_headings(by_session.values())
+    for entry in by_session.values():
+        entry.scenes = [s for s in entry.scenes if s not in template]
     for key, entry in by_session.items():  # the earliest day its notes give, as the sidebar's "As of session"
         entry.played = first_day(written.get(key, ()))
     table = talk.table_people | talk.off_stage if talk is not None else set()  # the players, the GM: no one met
