@@ -342,6 +342,23 @@ def test_a_vaults_readme_or_index_page_is_no_ones_entry(tmp_path):
     assert [(e.name, e.mentions) for e in entity_index(chunks)] == [("Helm's Hold", 2)]
 
 
+def test_a_quests_done_or_failed_mark_is_no_part_of_its_name(tmp_path):
+    """Note-takers mark a quest's file done or failed ("✓ Find Leosin", "✗ The Greenest Mill"); People & places
+    names the quest, and still finds the sessions linking its file."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Quests/✓ Find Leosin.md": "Find the monk Leosin, taken by the raiders.\n",
+            "Quests/✗ The Greenest Mill.md": "Save the mill from the raiders.\n",
+            "Session 1.md": "## Greenest\n- We take on [[✓ Find Leosin]] and [[✗ The Greenest Mill|the mill]].\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    entities = entity_index(chunks)
+    assert sorted(e.name for e in entities) == ["Find Leosin", "The Greenest Mill"]
+    assert [e.first_seen for e in entities] == ["Session 1", "Session 1"]
+
+
 def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_seen(tmp_path):
     """Obsidian's calendar links the day's note at the top of a session's notes: the timeline shows the date, and
     neither the day, a handout's file nor a session linked is listed among who first appears."""

@@ -12,6 +12,7 @@ with") reads this one index through ``Pipeline.cast``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -70,8 +71,17 @@ class Entity:
         return session_label(self.last_session) if self.sessions else ""
 
 
+_STATUS_MARK = re.compile(r"^[^\w\"'(\[]+(?=\w)")  # "✓ ", "✗ ", "⭐ " before a quest's or a place's name
+
+
 def _page_name(chunk: Chunk) -> str:
     return PurePosixPath(chunk.source).stem
+
+
+def _shown_name(name: str) -> str:
+    """A page's name as People & places shows it: without the mark a note-taker puts before it to track a quest
+    ("✓ Find Leosin Erlanthar", "✗ The Greenest Mill"), which is no part of the name."""
+    return _STATUS_MARK.sub("", name) or name
 
 
 FRONT_PAGES = frozenset({"readme", "index"})  # the names a folder's own front page goes by, here and on the web
@@ -217,7 +227,7 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
             keys,
             key=lambda k: (k not in own_page, -linked_as[k], -len(k.split()), -names.written[k].total(), k),
         )
-        e = Entity(names.spelling(best) if best not in pages else _page_name(pages[best]))
+        e = Entity(_shown_name(names.spelling(best) if best not in pages else _page_name(pages[best])))
         if best in pages:
             e.page, e.kind = pages[best].source, pages[best].kind
         used = Counter({names.spelling(k): names.written[k].total() for k in keys if k != best})
