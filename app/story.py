@@ -139,10 +139,12 @@ def ask_about(entity: Entity) -> str:
     """The question "Ask about" puts in the chat: "What is Kraghammer?" for a page in a folder of places, things
     or factions, "Who is Grog?" for one in a people folder, or with no folder of its own (most of what notes link
     is someone; "Who or what is Keyleth?" read oddly of the demo's whole cast). Both read alike."""
-    return f"{'What' if entity.kind and not _PEOPLE_FOLDER.search(entity.kind) else 'Who'} is {entity.name}?"
+    in_a_folder = entity.kind not in ("", "note")  # a page at the vault's top is of the kind "note"
+    return f"{'What' if in_a_folder and not _PEOPLE_FOLDER.search(entity.kind) else 'Who'} is {entity.name}?"
 
 
 def ask_in_chat(question: str) -> None:
-    """Open the chat with this question asked (the chat page answers it on its next run)."""
+    """Open the chat with this question asked (the chat page answers it on its next run), in this campaign: a page
+    switch empties the address, whose ``?campaign=`` the sidebar reads after it, so the address goes along."""
     st.session_state[ASK] = question
-    st.switch_page("pages/chat.py")
+    st.switch_page("pages/chat.py", query_params=st.query_params.to_dict())

@@ -136,3 +136,25 @@ def test_a_thing_a_person_carries_is_not_one_of_their_names(vault):
     assert cast.find("Scanlan").name == "Scanlan Shorthalt" and cast.find("Vax").name == "Vax'ildan"
     if vault == "crd3":  # [[Zadash|Archive]], [[Zadash|Tri-Spires]]…: a city linked as its parts, not renamed
         assert cast.find("Tri-Spires") is None and cast.find("Zadash").aliases == []
+
+
+def test_ask_about_asks_in_the_campaign_shown_not_the_first_one(app_env):
+    """A real vault's walk: "Ask about Zephyros" on People & places opened the chat in the demo, which answered
+    "they never mention Zephyros". The chat asks in the campaign the page was showing."""
+    app_state.pipeline(load_config()).index(DEMO, "demo")
+    vault = write_notes(
+        app_env / "thread",
+        {
+            "Session 1.md": "## The tower\n- We climb the ruined tower of [[Zephyros]], a cloud giant wizard.\n",
+            "Zephyros.md": "An old cloud giant wizard who flies a tower through the sky.\n",
+        },
+    )
+    app_state.pipeline(load_config()).index(vault, "threads")
+    app_state.changed()
+    at = start("pages/people.py")
+    at.selectbox(key="campaign").set_value("threads").run()
+    at.selectbox(key="entity").set_value("Zephyros").run()
+    at.button(key="ask_about").click().run()
+    assert at.selectbox(key="campaign").value == "threads"
+    assert at.chat_message[0].markdown[0].value == "Who is Zephyros?"
+    assert "never mention" not in at.chat_message[1].markdown[0].value

@@ -316,6 +316,7 @@ def test_ask_about_asks_who_of_people_and_what_of_places():
     assert ask_about(Entity("Keyleth", kind="Party Members")) == "Who is Keyleth?"
     assert ask_about(Entity("Kraghammer", kind="Places")) == "What is Kraghammer?"
     assert ask_about(Entity("Keyleth")) == "Who is Keyleth?"  # no folder: most of what notes link is someone
+    assert ask_about(Entity("Zephyros", kind="note")) == "Who is Zephyros?"  # a page at the top of the vault
 
 
 def test_an_upload_names_the_files_it_did_not_read_but_not_a_vaults_pictures():
