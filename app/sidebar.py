@@ -119,9 +119,9 @@ def _campaign_selector(config: Config) -> str:
     is_indexed = state.campaign_options(config, indexed, created)
     options = list(is_indexed)
     if st.session_state.get(state.CAMPAIGN) not in options:  # a new tab, or a reload: the campaign in the address
-        linked = st.query_params.get(CAMPAIGN_PARAM)
-        default = config.campaign if config.campaign in options else options[0]
-        st.session_state[state.CAMPAIGN] = linked if linked in options else default
+        linked = st.query_params.get(CAMPAIGN_PARAM)  # as shown, or as the command line names it
+        named = next((o for o in options if linked is not None and slug(o) == slug(linked)), None)
+        st.session_state[state.CAMPAIGN] = named or (config.campaign if config.campaign in options else options[0])
 
     st.markdown("### :material/history_edu: Chronicler")
     chosen = st.session_state[state.CAMPAIGN]

@@ -222,6 +222,10 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     reloaded.query_params["campaign"] = "Kingmaker"
     reloaded.run()
     assert reloaded.selectbox(key="campaign").value == "Kingmaker"
+    linked = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    linked.query_params["campaign"] = "kingmaker"  # as the command line names it (the selector's help says so)
+    linked.run()
+    assert linked.selectbox(key="campaign").value == "Kingmaker"
     assert again.sidebar.caption[0].value == "No notes yet"
     again.text_input(key="new_campaign_name").set_value("GM/secrets")
     again.button(key="create_campaign").click().run()
