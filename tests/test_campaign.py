@@ -342,6 +342,22 @@ def test_a_vaults_readme_or_index_page_is_no_ones_entry(tmp_path):
     assert [(e.name, e.mentions) for e in entity_index(chunks)] == [("Helm's Hold", 2)]
 
 
+def test_a_quest_named_for_someone_is_not_called_by_their_first_name(tmp_path):
+    """ "Naxene Drathkala's Quest" is hers: a session writing "Naxene" names her, not the quest, which is first seen
+    where the notes give it."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Quests/Naxene's Quest.md": "---\naliases: [Naxene Drathkala's Quest]\n---\nSeek out a good dragon.\n",
+            "Session 1.md": "## Goldenfields\n- Naxene tells us of the giants. We rest.\n",
+            "Session 2.md": "## Goldenfields\n- Naxene gives us [[Naxene's Quest|her quest]].\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    quest = resolve(entity_index(chunks), "Naxene's Quest")
+    assert (quest.first_seen, quest.mentions) == ("Session 2", 1)
+
+
 def test_a_quests_done_or_failed_mark_is_no_part_of_its_name(tmp_path):
     """Note-takers mark a quest's file done or failed ("✓ Find Leosin", "✗ The Greenest Mill"); People & places
     names the quest, and still finds the sessions linking its file."""

@@ -40,6 +40,14 @@ def _tokens(name: str) -> list[str]:
     return [t for w in _TOKEN.findall(name) if (t := _token(w))]
 
 
+def _owners(name: str) -> set[str]:
+    """The words of the owner a name is named for, folded: all of them up to its possessive ("Naxene Drathkala's
+    Quest" is Naxene Drathkala's, so "Naxene" alone is her, not the quest)."""
+    words = _TOKEN.findall(name)
+    last = max((i for i, w in enumerate(words) if _token(w) != w), default=-1)
+    return {_fold(_token(w)) for w in words[: last + 1]}
+
+
 def _fold(word: str) -> str:
     return word.casefold().replace("’", "'")
 
@@ -77,7 +85,7 @@ class Naming:
                     self.anyhow.setdefault(folded, set()).add(entity)
                 else:
                     self.as_name.setdefault(tuple(words), set()).add(entity)
-                owners = {_fold(_token(w)) for w in _TOKEN.findall(name) if _token(w) != w}  # "Oleg's Trading Post"
+                owners = _owners(name)  # "Oleg's Trading Post", "Naxene Drathkala's Quest"
                 for f in made_up:
                     if len(f) >= MIN_SHORT and f not in owners:  # ...is Oleg's, not Oleg
                         short.setdefault(f, set()).add(entity)
