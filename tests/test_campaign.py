@@ -326,20 +326,23 @@ def test_a_name_written_without_its_link_is_a_mention(tmp_path):
     assert resolve(entities, "Oleg's Trading Post").sessions == [(0, 1.0), (0, 2.0)]
 
 
-def test_a_vaults_readme_or_index_page_is_no_ones_entry(tmp_path):
-    """A vault's README ("This is a vault for our sessions") or a folder's index page is about the notes, not a
-    person or place of the story; a page named like anything else stays one."""
+def test_a_vaults_readme_or_index_page_is_no_ones_entry_and_a_folders_is_the_folders(tmp_path):
+    """A vault's README ("This is a vault for our sessions") or the index of a folder of a kind (the list of places)
+    is about the notes, not a person or place of the story; the index page of a place's own folder (an Obsidian
+    folder note) is that place's page."""
     vault = write_notes(
         tmp_path / "v",
         {
             "README.md": "# Nova-Sessions\n\nThis is a vault for the notes taken during our sessions.\n",
-            "Locations/index.md": "# Welcome\n\nEvery place we went: [[Helm's Hold]].\n",
-            "Session 1.md": "## Road\n- We ride to [[Helm's Hold]].\n",
-            "Locations/Helm's Hold.md": "A walled town of the faithful.\n",
+            "Locations/index.md": "# Welcome\n\nEvery place we went: [[Goldenfields]].\n",
+            "Locations/Cities/Helm's Hold/Index.md": "## Helm's Hold Locations\n- [[Shrine of Tyr]]\n",
+            "Session 1.md": "## Road\n- We ride to [[Goldenfields]], then on to Helm's Hold.\n",
+            "Locations/Goldenfields.md": "A walled farming town.\n",
         },
     )
     chunks, _ = timeline_of(vault)
-    assert [(e.name, e.mentions) for e in entity_index(chunks)] == [("Helm's Hold", 2)]
+    cast = {e.name: (e.mentions, e.aliases) for e in entity_index(chunks)}
+    assert cast == {"Goldenfields": (2, []), "Helm's Hold": (1, []), "Shrine of Tyr": (1, [])}
 
 
 def test_a_quest_named_for_someone_is_not_called_by_their_first_name(tmp_path):

@@ -74,8 +74,14 @@ class Entity:
 _STATUS_MARK = re.compile(r"^[^\w\"'(\[]+(?=\w)")  # "✓ ", "✗ ", "⭐ " before a quest's or a place's name
 
 
+FRONT_PAGES = frozenset({"readme", "index"})  # the names a folder's own front page goes by, here and on the web
+
+
 def _page_name(chunk: Chunk) -> str:
-    return PurePosixPath(chunk.source).stem
+    """The page's name: its file's, or for a folder's own page ("Locations/Cities/Helm's Hold/Index.md", a folder
+    note) its folder's."""
+    path = PurePosixPath(chunk.source)
+    return path.parent.name if path.stem.casefold() in FRONT_PAGES and path.parent.name else path.stem
 
 
 def _shown_name(name: str) -> str:
@@ -84,14 +90,13 @@ def _shown_name(name: str) -> str:
     return _STATUS_MARK.sub("", name) or name
 
 
-FRONT_PAGES = frozenset({"readme", "index"})  # the names a folder's own front page goes by, here and on the web
-
-
 def _is_page(chunk: Chunk) -> bool:
-    """A note about one person, place or thing of the story; a vault's README or index page ("This is a vault for
-    the notes taken during Nova's sessions") is about the notes themselves, and is no one's entry."""
-    front_page = PurePosixPath(chunk.source).stem.casefold() in FRONT_PAGES
-    return chunk.kind != "session" and chunk.session is None and chunk.file_type == "markdown" and not front_page
+    """A note about one person, place or thing of the story. A README or index page at the vault's top ("This is a
+    vault for the notes taken during Nova's sessions"), or in a folder of a kind ("Locations/Index.md", the list of
+    places), is about the notes, and no one's entry; deeper, it is its folder's own page ("Helm's Hold")."""
+    path = PurePosixPath(chunk.source)
+    list_page = path.stem.casefold() in FRONT_PAGES and len(path.parts) <= 2
+    return chunk.kind != "session" and chunk.session is None and chunk.file_type == "markdown" and not list_page
 
 
 class _Names:
@@ -181,10 +186,10 @@ def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
             k = names.add(_page_name(c), 0)
             pages.setdefault(k, c)
             page_passages.setdefault(c.source, []).append(c)
-    for source, passages in page_passages.items():
-        page = names.add(PurePosixPath(source).stem, 0)
+    for passages in page_passages.values():
+        page = names.add(_page_name(passages[0]), 0)
         own_names = {page, _key(passages[0].title)}
-        if passages[0].title:
+        if passages[0].title and _key(passages[0].title) not in FRONT_PAGES:  # a folder note titled "Index"
             names.join(names.add(passages[0].title, 0), page)
         # front matter aliases are given to every passage of the page; a link inside it, to its own passage
         stated = set.intersection(*({(s, t) for s, t in c.aliases if _key(t) in own_names} for c in passages))
