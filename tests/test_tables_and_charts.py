@@ -150,10 +150,12 @@ def test_hits_frame_keeps_missing_stages_empty_and_explains_status():
 
 
 def test_passages_of_no_session_are_the_campaigns_other_notes():
-    """The Campaign page's chart: a vault's pages of people and places are its other notes, not a "no session"."""
+    """The Campaign page's chart: a vault's pages of people and places are its other notes, not a "no session", and
+    no bar among the sessions (among thirty, its label was left out and it read as a huge last session)."""
     chunks = [hit(pos, session, {}, 0.1).chunk for pos, session in enumerate((1, 2, 2, None))]
-    bars = chunks_per_session_figure(chunks).data[0]
-    assert (list(bars.x), list(bars.y)) == (["1", "2", "other notes"], [1, 2, 1])
+    figure = chunks_per_session_figure(chunks)
+    assert (list(figure.data[0].x), list(figure.data[0].y)) == (["1", "2"], [1, 2])
+    assert figure.layout.title.text == "Passages per session (and 1 passage on other notes)"
 
 
 def test_stage_figure_has_a_row_per_stage_and_no_invented_zeros():
