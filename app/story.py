@@ -90,6 +90,7 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
     rows = [
         {
             "session": e.label,
+            "title": e.title,
             "played": e.played.isoformat() if e.played else e.date,
             "in the story": e.world_date,
             "scenes": " · ".join(numbered_runs(e.scenes)),
@@ -97,7 +98,7 @@ def timeline_frame(entries: list[SessionEntry]) -> pd.DataFrame:
         }
         for e in entries
     ]
-    frame = pd.DataFrame(rows, columns=["session", "played", "in the story", "scenes", "first seen"])
+    frame = pd.DataFrame(rows, columns=["session", "title", "played", "in the story", "scenes", "first seen"])
     return without_empty(frame, keep=("session",))
 
 

@@ -44,6 +44,9 @@ with st.container(border=True):
     st.caption("Every line is a sentence of your notes; the name after it is the passage it comes from.")
 
 st.subheader("Timeline")
-st.caption("Each session's scenes of the story (the table talk around them left out), and who first appears in it.")
+st.caption(
+    "Each session as its notes title it, its scenes of the story (the table talk around them left out), and who "
+    "first appears in it."
+)
 with st.container(height=560 if len(entries) > 12 else "content", border=False, key="timeline"):
     st.table(story.timeline_frame(entries).set_index("session"), border="horizontal")

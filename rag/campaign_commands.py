@@ -60,6 +60,7 @@ def cmd_entities(config: Config, args: argparse.Namespace) -> int:
 def _entry(e: SessionEntry) -> dict:
     return {
         "session": e.label,
+        "title": e.title,
         "date": e.date,
         "played": e.played.isoformat() if e.played else None,
         "world_date": e.world_date,
@@ -82,7 +83,8 @@ def cmd_timeline(config: Config, args: argparse.Namespace) -> int:
         return 0
     for e in entries:
         when = " · ".join(x for x in (e.played.isoformat() if e.played else e.date, e.world_date) if x)
-        print(f"{e.label}{f' ({when})' if when else ''}: {', '.join(e.scenes) or 'no scenes'}")
+        title = f" {e.title}" if e.title else ""
+        print(f"{e.label}{title}{f' ({when})' if when else ''}: {', '.join(e.scenes) or 'no scenes'}")
         if e.first_seen:
             print(f"  first seen: {', '.join(e.first_seen)}")
     return 0

@@ -12,7 +12,7 @@ import pytest
 from rag.campaign.entities import entity_index, mentions, resolve, session_label
 from rag.campaign.recap import MAX_LINES, coverage, recap_session
 from rag.campaign.table_talk import TableTalk
-from rag.campaign.timeline import timeline
+from rag.campaign.timeline import evening_title, timeline
 from rag.cli import main
 from rag.config import load_config
 from rag.ingest.indexing import prepare_chunks
@@ -256,6 +256,25 @@ def test_the_timelines_scenes_leave_out_the_headings_of_the_note_template(tmp_pa
     notes["Session 3.md"] += "## The Ambush at the Ford\nGoblins leap from the reeds.\n"
     _, entries = timeline_of(write_notes(tmp_path / "v", notes))
     assert [e.scenes for e in entries] == [[], [], ["The Ambush at the Ford"], []]
+
+
+@pytest.mark.parametrize(
+    ("title", "called"),
+    [
+        ("Session 1: Nightstone - Arrival", "Nightstone - Arrival"),
+        ("C1E001 Arrival at Kraghammer", "Arrival at Kraghammer"),
+        ("Session Zero: Trickity's Traveling Troop", "Trickity's Traveling Troop"),
+        ("2023-04-01 - The Heist", "The Heist"),
+        ("Shimmer Down Now", "Shimmer Down Now"),
+        ("Session 04", ""),
+        ("2023-04-01 Session 3", ""),
+        ("4 Dec 2023", ""),
+        ("Session 0 and 1", ""),
+        ("session 3 notes", ""),
+    ],
+)
+def test_the_timeline_shows_what_a_session_notes_title_calls_the_evening(title, called):
+    assert evening_title(title) == called
 
 
 def test_timeline_reads_dates_as_written_and_who_first_appears(tmp_path):

@@ -76,6 +76,7 @@ def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
     at.switch_page("pages/story.py").run()
     timeline = frame(at, "first seen")
     assert list(timeline["session"]) == ["Session 1", "Session 2", "Session 3"]
+    assert "title" not in timeline.columns  # notes titled "Session N" call the evening nothing more
     first = timeline.iloc[0]
     assert (first["played"], first["in the story"]) == ("2024-03-02", "1st of Hammer")
     assert "Captain Reyes" in first["first seen"] and "Bram" in timeline.iloc[1]["first seen"]
@@ -95,6 +96,15 @@ def test_a_fights_rounds_are_one_scene_in_the_timeline():
     scenes = ["Setup", "Round 1", "Round 2", "Round 3", "Verdict", "Pharast 17, 4710", "Pharast 19", "Pharast 21"]
     assert numbered_runs(scenes) == ["Setup", "Round 1–3", "Verdict", "Pharast 17, 4710", "Pharast 19–21"]
     assert numbered_runs(["Part I", "Day 3", "Day 2"]) == ["Part I", "Day 3", "Day 2"]  # no run counting down
+
+
+def test_the_timeline_shows_a_sessions_title_when_its_note_gives_one(tmp_path):
+    """A real vault titles its sessions "Session 2: The Seven Snakes": the timeline says so, beside the number."""
+    notes = {"Session 1.md": CAMPAIGN["Session 1.md"], "Session 2: The Seven Snakes.md": CAMPAIGN["Session 2.md"]}
+    at = sync(start(), write_notes(tmp_path / "v", notes))
+    at.switch_page("pages/story.py").run()
+    timeline = frame(at, "first seen")
+    assert list(timeline["title"]) == ["", "The Seven Snakes"]
 
 
 def test_the_chat_recaps_the_last_session_with_citations(tmp_path):

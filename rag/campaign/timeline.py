@@ -5,6 +5,7 @@ it can be ("2023-12-1", "1 Dec 2023", "12/1/2023"), so a player can see when a s
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -13,12 +14,20 @@ from rag.campaign.entities import Entity, SessionKey, session_key, session_label
 from rag.campaign.table_talk import TableTalk, retells
 from rag.config import TableTalkConfig
 from rag.models import Chunk
-from rag.models.dates import first_day
+from rag.models.dates import first_day, is_day
+
+# A title's session number, as notes write it before what they call the evening: "Session 12:", "Session Zero -",
+# "Episode 3", "C1E001", "Ep. 4 |", or a date ("2023-04-01 -")
+_NUMBERED = re.compile(
+    r"^\s*(?:(?:session|episode|ep\.?|part|chapter)\s*(?:\d+(?:\.\d+)?|zero)|c\d+\s*e\d+|\d+(?:[.-]\d+)*)\b[\s:.|#–—-]*",
+    re.I,
+)
 
 
 @dataclass
 class SessionEntry:
     key: SessionKey  # (campaign number or 0, session)
+    title: str = ""  # what its note calls the evening, past its number ("Nightstone - Arrival"), when it does
     sources: list[str] = field(default_factory=list)  # its notes
     date: str = ""  # as written
     played: dt.date | None = None  # the date, when it could be read
@@ -30,6 +39,16 @@ class SessionEntry:
     @property
     def label(self) -> str:
         return session_label(self.key)
+
+
+def evening_title(title: str) -> str:
+    """What a session note's title calls the evening past its number ("Session 1: Nightstone - Arrival" →
+    "Nightstone - Arrival", "C1E001 Arrival at Kraghammer" → "Arrival at Kraghammer"), or "" when it says no more
+    than the number or a date ("Session 4", "2023-04-01", "Session 0 and 1")."""
+    rest = "" if is_day(title) else title.strip()
+    while (m := _NUMBERED.match(rest)) and m.end():  # "2023-04-01 Session 3": a date, then the number
+        rest = rest[m.end() :].strip(" -–—:|.#")
+    return rest if rest[:1].isupper() and not is_day(rest) else ""
 
 
 def _template_headings(entries: Iterable[SessionEntry]) -> set[str]:
@@ -60,6 +79,7 @@ def timeline(
         entry.passages += 1
         if c.source not in entry.sources:
             entry.sources.append(c.source)
+            entry.title = entry.title or evening_title(c.title)
         entry.date = entry.date or c.note_date
         if c.note_date:
             written.setdefault(key, set()).add(c.note_date)
