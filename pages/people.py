@@ -67,6 +67,8 @@ with right:
         for c in story.page_opening(own):
             st.markdown(story.as_markdown(c))
         st.caption(f"From its page, {own[0].source}")
+    elif entity.page:
+        st.caption(f"Its page, {entity.page}, has nothing written in it yet.")
     if st.button(f"Ask about {entity.name}", icon=":material/forum:", key="ask_about"):
         story.ask_in_chat(story.ask_about(entity))
     if entity.sessions:

@@ -31,7 +31,7 @@ from rag.errors import CampaignNotFoundError, ConfigError, LanguageModelError, L
 from rag.expanders import QueryExpander, get_expander
 from rag.files import INDEX_HINT, writing
 from rag.generators import Generator, History, get_generator
-from rag.ingest.campaign_files import CampaignFiles, alias_path, drop_campaign
+from rag.ingest.campaign_files import CampaignFiles, alias_path, blank_pages, drop_campaign, save_blank_pages
 from rag.ingest.indexing import IndexProgress, IndexReport, Progress, sync_campaign
 from rag.llm import LLMClient
 from rag.llm.fallback import FallbackStream, notice, recently_down, remember
@@ -185,6 +185,7 @@ class Pipeline:
         if report.embedded or report.deleted or report.relabelled:  # unchanged: reuse the saved tables
             self._forget_aliases(campaign)
         self.aliases(campaign)
+        save_blank_pages(self.config, campaign, report.skipped)
         return report
 
     def search(
@@ -438,7 +439,8 @@ class Pipeline:
         cap = filters.session_max if filters is not None else None
         if self._entities_loader is not None:
             return self._entities_loader(campaign, self.config.view, cap)
-        return entity_index(self.passages(campaign, filters))
+        blank = blank_pages(self.config, campaign, self.config.view)  # pages nothing is written in yet
+        return entity_index(self.passages(campaign, filters), blank)
 
     def cast(self, campaign: str | None = None, filters: Filters | None = None) -> Cast:
         """The campaign's people, places and things with the passages they come from (People & places)."""

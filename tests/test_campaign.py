@@ -490,6 +490,35 @@ def test_the_views_keep_to_the_player_view_and_the_session_cap(tmp_path):
         pipeline.close()
 
 
+def test_a_page_with_nothing_written_in_it_yet_is_an_entry_but_a_gm_ones_only_for_the_gm(tmp_path):
+    """Obsidian makes an empty note when a link is clicked, and a real vault had its whole party as empty pages:
+    People & places lists them, with the passages that write their names. An empty page in a GM folder is the GM's,
+    an empty session note no one's, and deleting the campaign deletes the list."""
+    config = load_config(overrides={"store.path": ":memory:", "embedding.backend": "fake", "data_dir": str(tmp_path)})
+    vault = write_notes(
+        tmp_path / "vault",
+        {
+            "Session 1.md": "## Nightstone\n- Haffyd and Adonis Jahran climb the walls of Nightstone at dusk.\n",
+            "Sessions/Session 2.md": "## Road\n- Adonis sings while Haffyd keeps watch on the road north.\n",
+            "Characters/Adonis Jahran.md": "",
+            "Characters/Haffyd.md": "---\ntags: [pc]\n---\n",
+            "Sessions/Session 3.md": "",
+            "GM Prep/Baruda the Devil.md": "",
+        },
+    )
+    pipeline = Pipeline(config)
+    try:
+        pipeline.index(vault, "v")
+        cast = {e.name: (e.kind, e.mentions, e.first_seen) for e in pipeline.entities("v")}
+        assert cast == {"Adonis Jahran": ("Characters", 2, "Session 1"), "Haffyd": ("Characters", 2, "Session 1")}
+        gm = pipeline.with_settings({"view": "gm"})
+        assert "Baruda the Devil" in {e.name for e in gm.entities("v")}
+        pipeline.drop("v")
+        assert pipeline.entities("v") == []
+    finally:
+        pipeline.close()
+
+
 def test_the_cli_lists_entities_a_timeline_and_a_recap(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("CHRONICLER_EMBEDDING__BACKEND", "fake")
     vault = write_notes(

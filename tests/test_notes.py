@@ -38,8 +38,8 @@ def test_fixture_vault_loads_every_note_and_explains_every_skip():
     ]
     # .obsidian/, .trash/, .hidden.md and map.png are left out silently: they are not notes.
     assert skipped == [
-        Skipped("Blank.md", "empty file"),
-        Skipped("Empty.md", "empty file"),
+        Skipped("Blank.md", "empty file", blank=True),  # a page nothing is written in yet
+        Skipped("Empty.md", "empty file", blank=True),
         Skipped("Garbled.md", "not UTF-8 or cp1252 text"),
         Skipped("Scan.md", "binary file"),
     ]
@@ -317,7 +317,7 @@ def test_size_limit_front_matter_only_and_empty_narrative_are_skipped(tmp_path):
     assert skipped == [
         Skipped("Big.md", "larger than 0.001 MB limit"),
         Skipped("Session 9.md", "nothing after the '# Session Start' header"),
-        Skipped("Stub.md", "no text besides the front matter and title"),
+        Skipped("Stub.md", "no text besides the front matter and title", blank=True),
     ]
 
 

@@ -90,6 +90,13 @@ def _shown_name(name: str) -> str:
     return _STATUS_MARK.sub("", name) or name
 
 
+def _blank_page(source: str) -> Chunk:
+    """A page with nothing written in it, as a passage saying its name: its name and folder are all it says."""
+    path = PurePosixPath(source)
+    kind = path.parent.parts[0] if path.parent.parts else "note"  # as a note's kind is read (rag.ingest.parse)
+    return Chunk("blank", source, 0, path.stem, path.stem, kind=kind, title=path.stem, id=f"blank:{source}")
+
+
 def _is_page(chunk: Chunk) -> bool:
     """A note about one person, place or thing of the story. A README or index page at the vault's top ("This is a
     vault for the notes taken during Nova's sessions"), or in a folder of a kind ("Locations/Index.md", the list of
@@ -173,11 +180,13 @@ def _join_misspelt(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> 
             names.join(rb, ra)
 
 
-def entity_index(chunks: Iterable[Chunk]) -> list[Entity]:
+def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> list[Entity]:
     """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
     only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
-    name their page."""
+    name their page. ``blank_pages``: the notes (by source) with nothing written in them yet, which are pages too
+    (``rag.ingest.campaign_files.save_blank_pages``)."""
     chunks = _without_session_links(list(chunks))
+    chunks += [_blank_page(source) for source in blank_pages]
     names = _Names()
     pages: dict[str, Chunk] = {}  # key of a page's name → its first passage
     page_passages: dict[str, list[Chunk]] = {}

@@ -1,22 +1,25 @@
 """The files a campaign leaves on the server besides its passages in the store, and removing them with it.
 
 A campaign is more than its store collection: the notes uploaded to Chronicler (``data/uploads/<campaign>``),
-the alias tables of both views (``data/aliases/<collection>.json`` and ``.gm.json``, built at index time) and
-where its notes were read from (``campaign_sources.json``). Deleting a campaign removes every one of them; the
+the alias tables of both views (``data/aliases/<collection>.json`` and ``.gm.json``, built at index time), its
+blank pages (``data/blank_pages/<collection>.json``) and where its notes were read from (``campaign_sources.json``). Deleting a campaign removes every one of them; the
 notes' own folder on the server is never touched. Adding notes and deleting a campaign are the GM's in a
 shared app (``rag.access``, by the config's ``role``): refused here, whatever a page shows.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
 
 from rag.access import require
 from rag.config import Config
 from rag.errors import ChroniclerError
 from rag.ingest.folders import allowed_folder, sync_roots
+from rag.ingest.notes import Skipped
+from rag.ingest.parse import session_from_name
 from rag.ingest.uploads import (
     SaveResult,
     forget_source,
@@ -31,6 +34,7 @@ from rag.ingest.uploads import (
     within_uploads,
 )
 from rag.models import VISIBILITIES
+from rag.models.dates import is_day
 from rag.stores import Store
 
 
@@ -38,6 +42,40 @@ def alias_path(config: Config, campaign: str | None, view: str) -> Path:
     """Where a campaign's alias table for ``view`` is kept (``rag.pipeline.Pipeline.aliases``)."""
     name = config.collection(campaign) + ("" if view == "player" else f".{view}")
     return config.data_path / "aliases" / f"{name}.json"
+
+
+MARKDOWN = frozenset({".md", ".markdown"})
+
+
+def blank_pages_path(config: Config, campaign: str | None) -> Path:
+    return config.data_path / "blank_pages" / f"{config.collection(campaign)}.json"
+
+
+def save_blank_pages(config: Config, campaign: str | None, skipped: Iterable[Skipped]) -> None:
+    """Keep the campaign's blank pages: Markdown notes with nothing written in them yet, which are no passage but
+    are a person, place or thing the players made a page for (Obsidian makes one when a link is clicked; a real
+    vault had its whole party as empty pages), with who may see each; a blank session note, or one named by a day or a number, is no page."""
+    pages = [
+        {"source": s.source, "visibility": s.visibility}
+        for s in skipped
+        if s.blank
+        and PurePosixPath(s.source).suffix.lower() in MARKDOWN
+        and session_from_name(s.source, config.notes)[0] is None
+        and not is_day(stem := PurePosixPath(s.source).stem)  # a daily note, or a session's named by its day
+        and not stem.strip().isdigit()
+    ]
+    path = blank_pages_path(config, campaign)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(pages, indent=1), encoding="utf-8")
+
+
+def blank_pages(config: Config, campaign: str | None, view: str) -> list[str]:
+    """The campaign's blank pages ``view`` may see (``save_blank_pages``); none before the campaign is read."""
+    try:
+        pages = json.loads(blank_pages_path(config, campaign).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [p["source"] for p in pages if view == "gm" or p.get("visibility") == "player"]
 
 
 def save_campaign_uploads(
@@ -67,6 +105,7 @@ def drop_campaign(config: Config, store: Store, campaign: str, uploads: bool = F
     store.drop(config.collection(campaign))
     for view in VISIBILITIES:
         alias_path(config, campaign, view).unlink(missing_ok=True)
+    blank_pages_path(config, campaign).unlink(missing_ok=True)
     if uploads:
         shutil.rmtree(uploads_dir(config, campaign), ignore_errors=True)
     forget_source(config, campaign)

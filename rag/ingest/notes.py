@@ -26,6 +26,7 @@ from rag.models import Note
 
 _TEMPLATE_FOLDER = re.compile(r"[_.\s-]*templates?", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:title|date|time)\b[^}]*\}\}|<%[*_-]?\s*tp\.", re.IGNORECASE)
+EMPTY = "empty file"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Skipped:
     source: str
     reason: str
     visibility: str = "player"
+    blank: bool = False  # a note with nothing written in it yet: a page a player made ("Characters/Ti.md")
 
 
 def load_notes(
@@ -62,9 +64,9 @@ def load_notes(
     outer = (root.name,) if outer is None else tuple(outer)
     decided = _decider(secrets, outer)
 
-    def skip(source: str, reason: str, is_folder: bool = False) -> Skipped:
+    def skip(source: str, reason: str, is_folder: bool = False, blank: bool = False) -> Skipped:
         folders = PurePosixPath(source).parts if is_folder else PurePosixPath(source).parts[:-1]
-        return Skipped(source, reason, "gm" if gm_folder(tuple(folders), secrets, outer) else "player")
+        return Skipped(source, reason, "gm" if gm_folder(tuple(folders), secrets, outer) else "player", blank)
 
     extensions = {e.lower() if e.startswith(".") else "." + e.lower() for e in config.extensions}
     notes: list[Note] = []
@@ -88,7 +90,8 @@ def load_notes(
             source = _rel(path, root)
             result = _read(path, source, root, config, decided)
             if isinstance(result, Skipped):
-                skipped.append(result if result.visibility == "gm" else skip(result.source, result.reason))
+                gm_only = result.visibility == "gm"
+                skipped.append(result if gm_only else skip(result.source, result.reason, blank=result.blank))
             else:
                 notes.append(result)
     notes = number_dated_sessions(sorted(notes, key=lambda n: n.source), config)
@@ -139,7 +142,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> 
         return _read_document(data, source, suffix, config, decided)
     text, problem, warning = decode(data)
     if problem:
-        return Skipped(source, problem)
+        return Skipped(source, problem, blank=problem == EMPTY)
     if suffix == ".txt" and formats.looks_like_mail(text):  # a plain-text mail export
         return _read_document(data, source, ".eml", config, decided)
     if config.skip_templates and is_template(source, text):
@@ -149,7 +152,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> 
         header = config.narrative_header.strip()
         if note.body_line > 1 and find_header(text.split("\n"), 0, header) is not None:
             return Skipped(source, f"nothing after the '{header}' header", note.visibility)
-        return Skipped(source, "no text besides the front matter and title", note.visibility)
+        return Skipped(source, "no text besides the front matter and title", note.visibility, blank=True)
     return note if not warning else _with_warning(note, warning)
 
 
@@ -204,5 +207,5 @@ def decode(data: bytes) -> tuple[str, str | None, str | None]:
 def _nonempty(text: str, warning: str | None) -> tuple[str, str | None, str | None]:
     text = text.lstrip("\ufeff")
     if not text.strip():
-        return "", "empty file", None
+        return "", EMPTY, None
     return text, None, warning
