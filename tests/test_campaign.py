@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rag.campaign.entities import entity_index, mentions, resolve, session_label
-from rag.campaign.recap import MAX_LINES, coverage, recap_session
+from rag.campaign.recap import MAX_LINES, coverage, recap_session, tells
 from rag.campaign.table_talk import TableTalk
 from rag.campaign.timeline import evening_title, timeline
 from rag.cli import main
@@ -147,6 +147,14 @@ def test_a_recap_is_told_in_sentences_from_a_summarys_points_else_its_paragraphs
         "The party questions the captured man at the gate.",
         "The party moves on and reaches the temple.",
     ]
+
+
+def test_an_aside_in_parentheses_is_no_line_of_a_recap():
+    """ "(sorry I didn't take good notes)", "(Note, the circlet was not something she made with him)": the note-taker
+    talking to the reader, not the story; a sentence with a parenthesis inside it still tells."""
+    assert not tells("(sorry I didn't take good notes)")
+    assert not tells("(Note, the circlet was not something that she made with him.)")
+    assert tells("All (except Klepto) meet in the Nightmare Stables Inn and have breakfast.")
 
 
 def test_a_recap_of_many_sessions_tells_of_every_one(tmp_path):

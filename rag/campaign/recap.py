@@ -56,12 +56,15 @@ def _lines(chunk: Chunk) -> list[str]:
 
 
 def _telling(text: str) -> str:
-    """The first sentence of a line (``rag.names.sentences``) saying something (``MIN_WORDS`` words or more, not a
-    list's lead-in, not dice and damage), or ""."""
-    for sentence in sentences(text):
-        if len(sentence.split()) >= MIN_WORDS and not sentence.endswith(":") and not rolls(sentence):
-            return sentence
-    return ""
+    """The first sentence of a line (``rag.names.sentences``) that ``tells`` something, or ""."""
+    return next((sentence for sentence in sentences(text) if tells(sentence)), "")
+
+
+def tells(sentence: str, words: int = MIN_WORDS) -> bool:
+    """A sentence of the story: ``words`` words or more, not a list's lead-in ("We found:"), not dice and damage
+    (``rolls``), not an aside in parentheses ("(Note, the circlet was not something she made with him…)")."""
+    aside = sentence.startswith("(") and sentence.rstrip(".").endswith(")")
+    return len(sentence.split()) >= words and not sentence.endswith(":") and not rolls(sentence) and not aside
 
 
 def rolls(sentence: str) -> bool:
@@ -151,7 +154,7 @@ def recap_session(
                 for c in sorted(story, key=lambda c: -len(c.text))
                 for text in _lines(c)
                 for s in sentences(text)
-                if len(s.split()) >= words and s not in said and not s.endswith(":") and not rolls(s) and told(c, s)
+                if tells(s, words) and s not in said and told(c, s)
             ]
             picked += extra[: least - len(picked)]
             said |= {p.text for p in picked}
@@ -183,7 +186,7 @@ def session_ending(chunks: Iterable[Chunk], session: SessionKey, talk: TableTalk
     for c in reversed(story):
         for text in reversed(_lines(c)):
             for s in reversed(sentences(text)):
-                if len(s.split()) >= MIN_WORDS and not s.endswith(":") and s not in said and told(c, s):
+                if tells(s) and s not in said and told(c, s):
                     picked.append(_line(c, s))
                     said.add(s)
                     if len(picked) == ENDING_SENTENCES:
