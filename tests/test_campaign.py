@@ -415,6 +415,7 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
             "Session 2.md": "### Notes\n- [[Jonah]] leaves on [[2025-02-10]], as he said in [[Session 1|the first]].\n",
             "Session 3.md": "2025-Feb-18\n\nJonah is back.\n",  # typed, as a real vault heads its evenings
             "Session 4.md": "Pharast 27\n\nWe wake on the 2025-02-25.\n",  # a date of the world, a day in the text
+            "Session 5.md": "Wednesday, 19th of November, 2025\n\nJonah leaves.\n",  # as another vault writes it
         },
     )
     chunks, entries = timeline_of(vault)
@@ -424,8 +425,9 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
         ("Session 2", None),  # a day linked in the text is no date of play
         ("Session 3", "2025-02-18"),
         ("Session 4", None),
+        ("Session 5", "2025-11-19"),
     ]
-    assert [e.first_seen for e in entries] == [["Jonah"], [], [], []]
+    assert [e.first_seen for e in entries] == [["Jonah"], [], [], [], []]
 
 
 @pytest.mark.parametrize(

@@ -20,15 +20,18 @@ _FORMATS = (
     "%d.%m.%Y",
     "%Y/%m/%d",
 )
+_WEEKDAY = re.compile(r"^(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\.?\s+", re.I)
+_DAY_OF = re.compile(r"\b(\d{1,2})\s+of\s+", re.I)  # "19 of November": the day of a month
 # Year first, the one order of digits that cannot be misread ("04-01-2023" is April or January by country):
 # "2023-04-01", "2023_04_01", "2023.04.01", "20230401", alone or among other words of a name.
 _NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)([-_.]?)(\d\d?)\2(\d\d?)(?!\d)")
 
 
 def parse_date(written: str) -> dt.date | None:
-    """A date as people write it in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023"), or None."""
+    """A date as people write it in front matter ("2023-12-1", "1 Dec 2023", "Dec 1, 2023", with its weekday and
+    "of": "Wednesday, 19th of November, 2025"), or None."""
     text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", written.strip().replace(",", " "))
-    text = " ".join(text.split())
+    text = " ".join(_WEEKDAY.sub("", _DAY_OF.sub(r"\1 ", text)).split())  # "Wednesday, 19th of November, 2025"
     m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", text)
     if m:
         try:
