@@ -19,11 +19,10 @@ import streamlit as st
 from app import gm
 from app.tables import count_of
 from rag.access import OWNER, require
-from rag.campaign.entities import Entity
 from rag.config import Config, load_config, slug
 from rag.errors import ChroniclerError
 from rag.models import Chunk, Filters
-from rag.pipeline import Embedder, IndexProgress, IndexReport, Pipeline, Store
+from rag.pipeline import Embedder, Entity, IndexProgress, IndexReport, Pipeline, Store
 
 INDEX_LOCK = threading.Lock()  # one index run at a time per process: sessions share the store
 _first_start_tried: set[tuple] = set()
