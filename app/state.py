@@ -143,17 +143,24 @@ def _chunks(skey: tuple, campaign: str, count: int, generation: int, view: str, 
     return reader.chunks(campaign)
 
 
+def _kept_by(config: Config, campaign: str | None, view: str) -> tuple[tuple, str, int, int]:
+    """What a campaign's kept passages and cast are kept by: the store, the campaign, its passage count in
+    ``view`` (0: nothing to keep) and the index generation (``changed``)."""
+    campaign = campaign or config.campaign
+    count = store(config).count(config.collection(campaign), Filters(view=view))
+    return store_key(config), campaign, count, _generation[0]
+
+
 def _cached_chunks(config: Config, campaign: str | None, view: str) -> list[Chunk]:
     """The campaign's passages in ``view``; the view is part of the cache key, so a list read in the GM view is
     never served to a player's session."""
-    campaign = campaign or config.campaign
-    count = store(config).count(config.collection(campaign), Filters(view=view))
-    return _chunks(store_key(config), campaign, count, _generation[0], view, config) if count else []
+    key = _kept_by(config, campaign, view)
+    return _chunks(*key, view, config) if key[2] else []
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _entities(
-    skey: tuple, campaign: str, count: int, generation: int, view: str, cap: int | None, _config: Config
+    skey: tuple, campaign: str, count: int, generation: int, view: str, cap: float | None, _config: Config
 ) -> list[Entity]:
     reader = Pipeline(
         _config.model_copy(update={"view": view}),
@@ -163,12 +170,11 @@ def _entities(
     return reader.entities(campaign, Filters(session_max=cap))
 
 
-def _cached_entities(config: Config, campaign: str | None, view: str, cap: int | None) -> list[Entity]:
+def _cached_entities(config: Config, campaign: str | None, view: str, cap: float | None) -> list[Entity]:
     """The campaign's cast in ``view`` as of session ``cap``, kept like its passages (the view in the key), so
     People & places, the timeline and recaps do not read every passage again on each rerun."""
-    campaign = campaign or config.campaign
-    count = store(config).count(config.collection(campaign), Filters(view=view))
-    return _entities(store_key(config), campaign, count, _generation[0], view, cap, config) if count else []
+    key = _kept_by(config, campaign, view)
+    return _entities(*key, view, cap, config) if key[2] else []
 
 
 def campaign_chunks(config: Config, campaign: str) -> list[Chunk]:

@@ -75,7 +75,7 @@ class Pipeline:
         generator: Generator | None = None,
         embedder_loader: Callable[[], Embedder] | None = None,
         passages_loader: Callable[[str | None, str], list[Chunk]] | None = None,
-        entities_loader: Callable[[str | None, str, int | None], list[Entity]] | None = None,
+        entities_loader: Callable[[str | None, str, float | None], list[Entity]] | None = None,
         lenient: bool = False,
     ):
         self.config = config
@@ -342,7 +342,7 @@ class Pipeline:
                 if c.kind == "session" and c.session == filters.session_min and (key := session_key(c))
             }
         )
-        talk, entities = self.config.table_talk, self.entities(campaign, filters)
+        talk, entities = self.config.table_talk, self._entities(campaign, filters, passages)
         lines = recap(passages, sessions, talk, entities, ending=question.ending) if sessions else []
         if not lines:
             return [], retrieval
@@ -419,7 +419,7 @@ class Pipeline:
     def _story_order(self, question: Question, campaign: str | None, filters: Filters) -> Filters:
         passages = self.passages(campaign)
         sessions = sorted({c.session for c in passages if c.session is not None and c.kind == "session"})
-        entities = self.entities(campaign)
+        entities = self._entities(campaign, None, passages)
 
         def first_seen(name: str) -> float | None:
             entity = resolve(entities, name)
@@ -433,28 +433,36 @@ class Pipeline:
         return [c for c in self.chunks(campaign) if cap is None or c.session is None or c.session <= cap]
 
     def entities(self, campaign: str | None = None, filters: Filters | None = None) -> list[Entity]:
-        """The campaign's people, places and things as of ``filters.session_max`` (``entity_index``), from the
-        ``entities_loader`` the caller keeps, when it gave one: a big campaign's cast takes most of a second to
-        read (CRD3's 2,923 passages: 0.3 s), and every page that names people needs it on every rerun."""
+        """The campaign's people, places and things as of ``filters.session_max`` (``entity_index``)."""
+        return self._entities(campaign, filters)
+
+    def _entities(
+        self, campaign: str | None, filters: Filters | None, passages: list[Chunk] | None = None
+    ) -> list[Entity]:
+        """``entities``, from the ``entities_loader`` the caller keeps, when it gave one: a big campaign's cast
+        takes most of a second to read (CRD3's 2,923 passages: 0.3 s), and every page that names people needs it on
+        every rerun. Else read from ``passages`` (``passages(campaign, filters)``, when the caller has them
+        already) and the pages nothing is written in yet."""
         cap = filters.session_max if filters is not None else None
         if self._entities_loader is not None:
             return self._entities_loader(campaign, self.config.view, cap)
-        blank = blank_pages(self.config, campaign, self.config.view)  # pages nothing is written in yet
-        return entity_index(self.passages(campaign, filters), blank)
+        passages = self.passages(campaign, filters) if passages is None else passages
+        return entity_index(passages, blank_pages(self.config, campaign, self.config.view))
 
     def cast(self, campaign: str | None = None, filters: Filters | None = None) -> Cast:
         """The campaign's people, places and things with the passages they come from (People & places)."""
-        return Cast(self.entities(campaign, filters), self.passages(campaign, filters))
+        passages = self.passages(campaign, filters)
+        return Cast(self._entities(campaign, filters, passages), passages)
 
     def timeline(self, campaign: str | None = None, filters: Filters | None = None) -> list[SessionEntry]:
         passages = self.passages(campaign, filters)
-        return timeline(passages, self.entities(campaign, filters), self.config.table_talk)
+        return timeline(passages, self._entities(campaign, filters, passages), self.config.table_talk)
 
     def recap(
         self, sessions: list[SessionKey], campaign: str | None = None, filters: Filters | None = None
     ) -> list[RecapLine]:
         passages = self.passages(campaign, filters)
-        return recap(passages, sessions, self.config.table_talk, self.entities(campaign, filters))
+        return recap(passages, sessions, self.config.table_talk, self._entities(campaign, filters, passages))
 
     def drop(self, campaign: str, uploads: bool = False) -> None:
         """The campaign and every file it left (its uploads too with ``uploads``); refused to a player."""

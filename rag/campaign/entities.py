@@ -22,7 +22,7 @@ from rag.campaign.mentions import Naming
 from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
 from rag.campaign.other_names import key as _key
 from rag.campaign.spelling import misspellings
-from rag.models import Chunk, format_session
+from rag.models import Chunk, format_session, page_kind
 
 MAX_RELATED = 8
 MOSTLY = 4  # a shown name names one page when it links there at least this many times as often as elsewhere
@@ -92,9 +92,8 @@ def _shown_name(name: str) -> str:
 
 def _blank_page(source: str) -> Chunk:
     """A page with nothing written in it, as a passage saying its name: its name and folder are all it says."""
-    path = PurePosixPath(source)
-    kind = path.parent.parts[0] if path.parent.parts else "note"  # as a note's kind is read (rag.ingest.parse)
-    return Chunk("blank", source, 0, path.stem, path.stem, kind=kind, title=path.stem, id=f"blank:{source}")
+    name = PurePosixPath(source).stem
+    return Chunk("blank", source, 0, name, name, kind=page_kind(source), title=name, id=f"blank:{source}")
 
 
 def _is_page(chunk: Chunk) -> bool:

@@ -3,13 +3,14 @@ sentence or a bullet from that session's notes with its citation, in story order
 every line is the notes' own.
 
 Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section; not a
-"Last Session Recap", which retells the session before), its bullets, since the note-taker already chose them
-(a "Session Summary" of paragraphs beside a list of "Key Events" is the whole session written up, ten sentences a
-paragraph, and the list says it shortly), and a summary only in prose, each paragraph's opening sentence; otherwise the opening sentences of the scenes: one a scene, spread over the session, when it has eight scenes or
-more; with fewer, the scenes share the lines by how many passages tell them (one a passage, spread). Dice, damage
-and loot counts are no line of a story (``rolls``). A session still short of three lines gets more from its
-longest passages. "Where did we leave off?" gets the story's last sentences (``session_ending``). ``coverage`` is
-the share of the session's scenes a recap touches (measured in docs/experiments/history.md).
+"Last Session Recap", which retells the session before), its points, since the note-taker already chose them (a
+"Session Summary" of paragraphs beside a list of "Key Events" is the whole session written up, ten sentences a
+paragraph, and the list says it shortly); a summary only in prose, each paragraph's opening sentence. Otherwise
+the opening sentences of the scenes: one a scene, spread over the session, when it has eight scenes or more; with
+fewer, the scenes share the lines by how many passages tell them (one a passage, spread). Dice, damage, loot counts
+and asides in parentheses are no line of a story (``tells``). A session still short of three lines gets more from
+its longest passages. "Where did we leave off?" gets the story's last sentences (``session_ending``). ``coverage``
+is the share of the session's scenes a recap touches (measured in docs/experiments/history.md).
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from rag.models.dates import first_day, is_day
 # A title's session number, as notes write it before what they call the evening: "Session 12:", "Session Zero -",
 # "Episode 3", "C1E001", "Ep. 4 |", or a date ("2023-04-01 -")
 _NUMBERED = re.compile(
-    r"^\s*(?:(?:session|episode|ep\.?|part|chapter)\s*(?:\d+(?:\.\d+)?|zero)|c\d+\s*e\d+|\d+(?:[.-]\d+)*)\b[\s:.|#–—-]*",
+    r"^\s*(?:(?:session|episode|ep\.?|part|chapter)\s*(?:\d+(?:\.\d+)?|zero)|c\d+\s*e\d+|\d+(?:[.-]\d+)*)"
+    r"\b[\s:.|#–—-]*",
     re.I,
 )
 

@@ -2,8 +2,9 @@
 
 A campaign is more than its store collection: the notes uploaded to Chronicler (``data/uploads/<campaign>``),
 the alias tables of both views (``data/aliases/<collection>.json`` and ``.gm.json``, built at index time), its
-blank pages (``data/blank_pages/<collection>.json``) and where its notes were read from (``campaign_sources.json``). Deleting a campaign removes every one of them; the
-notes' own folder on the server is never touched. Adding notes and deleting a campaign are the GM's in a
+blank pages (``data/blank_pages/<collection>.json``) and where its notes were read from
+(``campaign_sources.json``). Deleting a campaign removes every one of them; the notes' own folder on the server is
+never touched. Adding notes and deleting a campaign are the GM's in a
 shared app (``rag.access``, by the config's ``role``): refused here, whatever a page shows.
 """
 
@@ -54,7 +55,8 @@ def blank_pages_path(config: Config, campaign: str | None) -> Path:
 def save_blank_pages(config: Config, campaign: str | None, skipped: Iterable[Skipped]) -> None:
     """Keep the campaign's blank pages: Markdown notes with nothing written in them yet, which are no passage but
     are a person, place or thing the players made a page for (Obsidian makes one when a link is clicked; a real
-    vault had its whole party as empty pages), with who may see each; a blank session note, or one named by a day or a number, is no page."""
+    vault had its whole party as empty pages), with who may see each. A blank session note, or one named by a day
+    or a number, is no page."""
     pages = [
         {"source": s.source, "visibility": s.visibility}
         for s in skipped

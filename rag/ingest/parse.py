@@ -18,7 +18,7 @@ from rag.config import NotesConfig
 from rag.errors import ConfigError
 from rag.ingest.markdown import clean_inline
 from rag.ingest.secrets import folder_has_word
-from rag.models import Note, Session
+from rag.models import Note, Session, page_kind
 
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 # "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
@@ -69,10 +69,6 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
     if session is not None and session < 0:
         warnings.append(f"session number {session} is below 0 after notes.session_offset; stored without one")
         session = None
-    # The top-level folder ("NPCs", "Locations") groups pages better than the immediate parent
-    # ("NPCs/Port Nyanzaru") for filters and charts.
-    folders = PurePosixPath(source).parent.parts
-    parent = folders[0] if folders else ""
     return Note(
         source=source,
         title=title or stem,
@@ -80,7 +76,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         body_line=body_start + 1,
         session=session,
         campaign_no=campaign_no,
-        kind="session" if is_session else (parent or "note"),
+        kind="session" if is_session else page_kind(source),
         front_matter=front,
         warnings=tuple(warnings),
         session_from=session_from if session is not None else "",

@@ -13,6 +13,7 @@ from rag.models.passages import (
     chunk_id,
     format_session,
     match_words,
+    page_kind,
     sender_keys,
 )
 from rag.models.results import Answer, Citation, Filters, Hit
@@ -33,5 +34,6 @@ __all__ = [
     "chunk_id",
     "format_session",
     "match_words",
+    "page_kind",
     "sender_keys",
 ]

@@ -47,6 +47,13 @@ OPTIONAL_FIELDS = {
 _UNHASHED = ("content_hash", "id", "visibility", "secret_by")
 
 
+def page_kind(source: str) -> str:
+    """The kind of a note that is no session: its top-level folder ("NPCs", "Locations"), which groups pages
+    better than the immediate parent ("NPCs/Port Nyanzaru") for filters and charts; "note" at the top level."""
+    folders = source.split("/")[:-1]
+    return folders[0] if folders else "note"
+
+
 def format_session(session: Session) -> str:
     if session is None:
         return ""
