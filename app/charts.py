@@ -43,8 +43,9 @@ MATCH_COLORS = {
 WHY_CAPTION = (
     "Each bar is one passage, in the order shown. Its colours show what made the search find it; the longest bar "
     "matched best (100). The closer second look reads the passages again and may put a shorter bar above a longer "
-    'one: beside a passage\'s name it says so ("moved up from #4"), and whether the answer cites it.'
+    'one: beside a passage\'s name it says so ("moved up from #4").'
 )
+CITED_CAPTION = WHY_CAPTION + " It also says which passages the answer cites."
 WHY_TITLE = "Why each passage was chosen"
 LABEL_CHARS = 44  # a passage's label longer than this takes two lines (a phone is ~50 characters wide)
 ROW, ROW_TWO_LINES, BAR = 46, 64, 16  # pixels per passage (its label above its bar), and a bar's thickness
@@ -64,6 +65,27 @@ def _wrapped(name: str, notes: Sequence[str] = (), width: int = LABEL_CHARS) -> 
         return name + "<br>" + " · ".join(notes)
     head, _, scene = name.partition(" · ")
     return head + "<br>" + " · ".join([scene, *notes]) if scene else full
+
+
+def moved_out(hits: Sequence[Hit], candidates: Sequence[Hit] = ()) -> str | None:
+    """The sentence naming the passages the closer second look put below the list, or None when it moved none
+    out. The chart names where each shown passage came from ("moved up from #2"); without this, the passage
+    the search had put first could leave the list with nothing saying so. ``candidates`` (every passage
+    searched, with its rank after the second look) names them; without them their first places are said."""
+    before = {h.ranks["first_stage"] for h in hits if "rerank" in h.scores and "first_stage" in h.ranks}
+    if not before:  # no second look ran
+        return None
+    gone = [place for place in range(1, len(hits) + 1) if place not in before]
+    if not gone:
+        return None
+    by_place = {h.ranks["first_stage"]: h for h in candidates if "first_stage" in h.ranks}
+    named = [
+        f"{by_place[p].chunk.name} (was #{p}, now #{by_place[p].rank})"
+        if p in by_place
+        else f"the passage that was #{p}"
+        for p in gone
+    ]
+    return "The closer second look put below this list: " + "; ".join(named) + "."
 
 
 def why_figure(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import WHY_CAPTION, cited_scores_figure, why_figure, why_legend
+from app.charts import CITED_CAPTION, cited_scores_figure, moved_out, why_figure, why_legend
 from app.markdown import as_written
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -130,7 +130,9 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode, cited)
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
             st.markdown(why_legend(figure), unsafe_allow_html=True)
-            st.caption(WHY_CAPTION)
+            st.caption(CITED_CAPTION)
+            if out := moved_out(result.hits):
+                st.caption(out)
     with advanced:
         for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's
             st.markdown(f"Also searched: {as_written(text)}")

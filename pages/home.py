@@ -113,73 +113,73 @@ st.page_link("pages/search.py", label="Search these notes", icon=":material/mana
 
 # -- the campaign's own evaluation (rag/campaign_eval.py) ---------------------------------------------------------
 EVAL = "_campaign_eval"  # {"campaign", "source", "result"}: kept across reruns and page switches
-st.subheader("How well does search find the answers?")
 if not access.may(config.role, "measure"):
     st.caption(
         "Your game master can measure here how often a search finds the answers to questions they know "
         "(in the GM view)."
     )
     st.stop()
-st.caption(
-    f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
-    f"each, and Chronicler measures how often a search finds them. Put them in a `{campaign_eval.QUESTION_FILE}` file "
-    "in the campaign's notes folder, or upload one here."
-)
-found = campaign_eval.question_file(config, campaign)
-upload = st.file_uploader(
-    "Your questions, one per line (.jsonl)",
-    type=["jsonl", "json"],
-    key="eval_upload",
-    help='One question per line, e.g. {"id": "q1", "question": "Who gave us the map?", "sessions": [2], '
-    '"evidence": ["gives them a map of the mines"], "kind": "fact"}. Without "evidence", only the session counts.',
-)
-questions, source = None, None
-try:
-    if upload is not None:
-        source = upload.name
-        questions = parse_questions(upload.getvalue(), upload.name)
-    elif found is not None:
-        source = str(found)
-        questions = parse_questions(found.read_bytes(), found.name)
-except ChroniclerError as err:
-    st.error(err.one_line(), icon=":material/error:")
-if questions:
-    st.caption(f"{len(questions)} questions from {source}.")
-    if st.button("Measure how well search finds the answers", key="eval_run", icon=":material/fact_check:"):
-        cfg, _ = sidebar.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
-        bar = st.progress(0.0, text="Asking the questions…")
-        try:
-            access.require(config.role, "measure")
-            result = evaluate(
-                state.pipeline(cfg),
-                campaign,
-                questions,
-                progress=lambda done, total: bar.progress(done / total, text=f"Question {done} of {total}"),
-            )
-        except ChroniclerError as err:
-            st.error(err.one_line())
-        else:
-            st.session_state[EVAL] = {"campaign": campaign, "source": source, "result": result}
-elif found is None and upload is None:
-    st.info(f"No `{campaign_eval.QUESTION_FILE}` found for '{campaign}'.", icon=":material/quiz:")
+with st.expander("Advanced: how well does search find the answers?", icon=":material/fact_check:"):
+    st.caption(
+        f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
+        f"each, and Chronicler measures how often a search finds them. Put them in a `{campaign_eval.QUESTION_FILE}` file "
+        "in the campaign's notes folder, or upload one here."
+    )
+    found = campaign_eval.question_file(config, campaign)
+    upload = st.file_uploader(
+        "Your questions, one per line (.jsonl)",
+        type=["jsonl", "json"],
+        key="eval_upload",
+        help='One question per line, e.g. {"id": "q1", "question": "Who gave us the map?", "sessions": [2], '
+        '"evidence": ["gives them a map of the mines"], "kind": "fact"}. Without "evidence", only the session counts.',
+    )
+    questions, source = None, None
+    try:
+        if upload is not None:
+            source = upload.name
+            questions = parse_questions(upload.getvalue(), upload.name)
+        elif found is not None:
+            source = found.name
+            questions = parse_questions(found.read_bytes(), found.name)
+    except ChroniclerError as err:
+        st.error(err.one_line(), icon=":material/error:")
+    if questions:
+        st.caption(f"{len(questions)} questions from {source}.")
+        if st.button("Measure how well search finds the answers", key="eval_run", icon=":material/fact_check:"):
+            cfg, _ = sidebar.search_settings(config)  # the sidebar's mode, threshold and reranking; all sessions
+            bar = st.progress(0.0, text="Asking the questions…")
+            try:
+                access.require(config.role, "measure")
+                result = evaluate(
+                    state.pipeline(cfg),
+                    campaign,
+                    questions,
+                    progress=lambda done, total: bar.progress(done / total, text=f"Question {done} of {total}"),
+                )
+            except ChroniclerError as err:
+                st.error(err.one_line())
+            else:
+                st.session_state[EVAL] = {"campaign": campaign, "source": source, "result": result}
+    elif found is None and upload is None:
+        st.info(f"No `{campaign_eval.QUESTION_FILE}` found for '{campaign}'.", icon=":material/quiz:")
 
-saved = st.session_state.get(EVAL)
-if saved and saved["campaign"] == campaign:
-    result = saved["result"]
-    if not result["scored"]:
-        st.warning("None of these questions says which session answers it, so there is nothing to measure.")
-    else:
-        unscored = result["n"] - result["scored"]
-        skipped = f" ({unscored} that name no session that answers them not counted)" if unscored else ""
-        st.caption(f"{result['scored']} questions from {saved['source']}{skipped}. {campaign_eval.EXPLANATION}")
-        values = campaign_eval.metric_values(result)
-        for col, (key, value) in zip(st.columns(len(values)), values.items(), strict=True):
-            label, help_text = campaign_eval.METRICS[key]
-            col.metric(label, campaign_eval.format_metric(key, value), help=help_text)
-        st.plotly_chart(campaign_eval.hit_at_k_figure(result), width="stretch", config={"displayModeBar": False})
-        missed = campaign_eval.missed_frame(result)
-        st.markdown(f"**Not found in the top {campaign_eval.HEADLINE_K}** ({len(missed)})")
-        if missed.empty:
-            st.caption("Every question was found.")
+    saved = st.session_state.get(EVAL)
+    if saved and saved["campaign"] == campaign:
+        result = saved["result"]
+        if not result["scored"]:
+            st.warning("None of these questions says which session answers it, so there is nothing to measure.")
         else:
-            st.dataframe(missed, hide_index=True, width="stretch")
+            unscored = result["n"] - result["scored"]
+            skipped = f" ({unscored} that name no session that answers them not counted)" if unscored else ""
+            st.caption(f"{result['scored']} questions from {saved['source']}{skipped}. {campaign_eval.EXPLANATION}")
+            values = campaign_eval.metric_values(result)
+            for col, (key, value) in zip(st.columns(len(values)), values.items(), strict=True):
+                label, help_text = campaign_eval.METRICS[key]
+                col.metric(label, campaign_eval.format_metric(key, value), help=help_text)
+            st.plotly_chart(campaign_eval.hit_at_k_figure(result), width="stretch", config={"displayModeBar": False})
+            missed = campaign_eval.missed_frame(result)
+            st.markdown(f"**Not found in the top {campaign_eval.HEADLINE_K}** ({len(missed)})")
+            if missed.empty:
+                st.caption("Every question was found.")
+            else:
+                st.dataframe(missed, hide_index=True, width="stretch")

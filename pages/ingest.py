@@ -291,6 +291,10 @@ if chunks:
             "session": st.column_config.TextColumn(
                 "session", help="The session number and where it came from, or where a passage without one is from"
             ),
+            "lines": st.column_config.TextColumn("lines", help="Where in the file the passage is"),
+            "entities": st.column_config.TextColumn(
+                "people, places & things", help="The people, places and things the passage names"
+            ),
         },
     )
 

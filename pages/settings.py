@@ -27,8 +27,8 @@ ss = st.session_state
 st.title(":material/settings: Settings")
 gm.only_for_the_gm(config, "settings", "Settings (the language model, its address and key, where notes are stored)")
 st.caption(
-    f"Saved for this computer in {local_config_name()}. Each section is saved on its own; the rest of the "
-    "machinery is under Advanced at the bottom."
+    "Saved for this computer. Each section is saved on its own; the rest of the machinery is under Advanced at "
+    "the bottom."
 )
 
 if ss.get(sections.REINDEX):
@@ -60,6 +60,7 @@ with st.container(border=True):
 
 # -- the engine room ---------------------------------------------------------------------------------------
 advanced = st.expander("Advanced: the search model, storage, search defaults, passages", icon=":material/tune:")
+advanced.caption(f"These settings are saved in {local_config_name()}.")
 
 # -- embedding ------------------------------------------------------------------------------------------
 with advanced, st.container(border=True):

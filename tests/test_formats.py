@@ -261,6 +261,10 @@ def test_a_chunk_without_a_session_says_where_it_is_from(tmp_path):
     assert all(c.session is None for c in chunks)
     assert set(frame["session"]) == {"no session: Map.pdf", f"no session: mail from {docfiles.MAIL_FROM}, 2024-03-02"}
     assert list(frame["page"].dropna()) == [1, 2, 3]
+    page = Chunk(
+        campaign="demo", source="Deities/Bahamut.md", position=0, text="A god.", name="Bahamut", kind="Deities"
+    )
+    assert chunks_frame([page])["session"].tolist() == ["no session: a page in Deities"]  # not its file again
 
 
 # -- the chunk model ---------------------------------------------------------------------------------------------

@@ -333,3 +333,20 @@ def test_an_upload_names_the_files_it_did_not_read_but_not_a_vaults_pictures():
         said == "Not read, as they are not notes: v.zip: Party/roster.csv (and 41 image or settings files, as always)."
     )
     assert not_notes_line(["roster.csv"]) == "Not read, as they are not notes: roster.csv."
+
+
+def test_the_passage_the_second_look_put_out_of_the_list_is_named():
+    """All five bars said "moved up" and the search's first passage had left the list with nothing saying so."""
+    from app.charts import moved_out
+
+    def at(name: str, rank: int, before: int, reranked: bool = True) -> Hit:
+        chunk = Chunk(campaign="c", source=f"{name}.md", position=0, text=name, name=name)
+        scores = {"fused": 0.1, "rerank": 0.5} if reranked else {"fused": 0.1}
+        return Hit(chunk, 0.5, rank, scores, {"first_stage": before} if reranked else {})
+
+    shown = [at("Camp", 1, 2), at("Road", 2, 3)]
+    candidates = [*shown, at("Tavern", 3, 1)]
+    assert moved_out(shown, candidates) == "The closer second look put below this list: Tavern (was #1, now #3)."
+    assert moved_out(shown) == "The closer second look put below this list: the passage that was #1."
+    assert moved_out([at("Camp", 1, 1), at("Road", 2, 2)]) is None  # nothing left the list
+    assert moved_out([at("Camp", 1, 2, reranked=False)]) is None  # no second look ran
