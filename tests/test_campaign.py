@@ -416,6 +416,7 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
             "Session 3.md": "2025-Feb-18\n\nJonah is back.\n",  # typed, as a real vault heads its evenings
             "Session 4.md": "Pharast 27\n\nWe wake on the 2025-02-25.\n",  # a date of the world, a day in the text
             "Session 5.md": "Wednesday, 19th of November, 2025\n\nJonah leaves.\n",  # as another vault writes it
+            "Session 6.md": "Jonah waves.\n\nNext session: [[Session 7]]\n",  # an evening whose note is unwritten
         },
     )
     chunks, entries = timeline_of(vault)
@@ -426,8 +427,9 @@ def test_a_session_linking_its_day_was_played_that_day_and_the_day_is_no_one_see
         ("Session 3", "2025-02-18"),
         ("Session 4", None),
         ("Session 5", "2025-11-19"),
+        ("Session 6", None),
     ]
-    assert [e.first_seen for e in entries] == [["Jonah"], [], [], [], []]
+    assert [e.first_seen for e in entries] == [["Jonah"], [], [], [], [], []]
 
 
 @pytest.mark.parametrize(

@@ -138,23 +138,39 @@ def _mostly(targets: Counter) -> str | None:
     return top if n >= MOSTLY * sum(m for _, m in rest) else None
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _numbered_like(name: str) -> str:
+    """A name with its numbers as "#": "Session 49" and "Session 25" are named alike, "C1 Session 3" another way."""
+    return _NUMBER.sub("#", _key(name))
+
+
 def _without_session_links(chunks: list[Chunk]) -> list[Chunk]:
     """The passages without their links to a session note ("[[Session 25]]", by its file name or title): such a link
-    names an evening of the story, not one of its people, places or things (the timeline lists the sessions)."""
-    sessions = {
-        _key(name)
+    names an evening of the story, not one of its people, places or things (the timeline lists the sessions). A
+    link named like the session notes with a number none has ("[[Session 49]]", a "next session" link written
+    before that evening's note) names an evening too."""
+    names = {
+        name
         for c in chunks
         if c.session is not None and c.file_type == "markdown"
         for name in (_page_name(c), c.title)
         if name
     }
+    sessions = {_key(name) for name in names}
+    shapes = {_numbered_like(name) for name in names if _NUMBER.search(name)}
+
+    def is_session(target: str) -> bool:
+        return _key(target) in sessions or (_NUMBER.search(target) is not None and _numbered_like(target) in shapes)
+
     return [
         replace(
             c,
-            entities=tuple(t for t in c.entities if _key(t) not in sessions),
-            aliases=tuple((s, t) for s, t in c.aliases if _key(t) not in sessions),
+            entities=tuple(t for t in c.entities if not is_session(t)),
+            aliases=tuple((s, t) for s, t in c.aliases if not is_session(t)),
         )
-        if any(_key(t) in sessions for t in c.entities)
+        if any(is_session(t) for t in c.entities)
         else c
         for c in chunks
     ]
