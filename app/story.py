@@ -29,6 +29,15 @@ SAYS_SOMETHING = 5  # words: a sentence this long tells who or what the page is 
 _TAGS_ONLY = re.compile(r"^\s*(?:#[\w/-]+\s*)+$")
 
 
+def once_each(passages: list[Chunk]) -> list[tuple[Chunk, list[Chunk]]]:
+    """Each passage with the later ones holding the same words: a vault that holds one note three times (a
+    "notes missing" page copied into three sessions) had shown a player the same block six times."""
+    first: dict[str, tuple[Chunk, list[Chunk]]] = {}
+    for c in passages:
+        first.setdefault(" ".join(c.text.lower().split()), (c, []))[1].append(c)
+    return [(c, copies[1:]) for c, copies in first.values()]
+
+
 def page_opening(passages: list[Chunk], most: int = 3) -> list[Chunk]:
     """The page's opening passages, up to the first that says something in a sentence (``SAYS_SOMETHING`` words, tag
     lines aside): a character's page opens with its tags and "Played by …", and its backstory is the next one."""

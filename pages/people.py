@@ -81,13 +81,15 @@ with right:
         st.markdown("**Seen with** " + " · ".join(f"{other} ({n})" for other, n in together))
 
 st.subheader(f"Every mention of {entity.name}")
-found = [c for c in cast.mentions(entity) if c.source != entity.page]
+found = story.once_each([c for c in cast.mentions(entity) if c.source != entity.page])
 if not found:
     st.caption("No session passage names them yet.")
-for c in found[:40]:
+for c, copies in found[:40]:
     where = f"Session {format_session(c.session)}" if c.session is not None else c.title
     with st.container(border=True):  # "[Session 0 · Notes]" names its session already
         st.markdown(f"**[{c.name}]**" + ("" if where in c.name else f" :gray[{where}]"))
         st.markdown(story.as_markdown(c))
+        if copies:
+            st.caption("The same words are also in " + ", ".join(f"[{copy.name}]" for copy in copies) + ".")
 if len(found) > 40:
     st.caption(f"…and {len(found) - 40} more. Search notes finds any of them.")

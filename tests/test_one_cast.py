@@ -158,3 +158,20 @@ def test_ask_about_asks_in_the_campaign_shown_not_the_first_one(app_env):
     assert at.selectbox(key="campaign").value == "threads"
     assert at.chat_message[0].markdown[0].value == "Who is Zephyros?"
     assert "never mention" not in at.chat_message[1].markdown[0].value
+
+
+def test_the_same_words_in_three_sessions_are_shown_once_with_where_else(app_env):
+    """Thread-pullers' Sessions 21 to 23 are one "notes missing" page copied three times: Zephyros's mentions
+    showed the same block six times. Shown once, the page says which sessions hold the same words."""
+    missing = "## Missing\n- Session data missing: [[Zephyros]] flew the tower north.\n"
+    notes = {f"Session {n}.md": missing for n in (21, 22, 23)}
+    notes["Session 24.md"] = "## The tower\n- [[Zephyros]] lands the tower by the glacier.\n"
+    app_state.pipeline(load_config()).index(write_notes(app_env / "thread", notes), "threads")
+    app_state.changed()
+    at = start("pages/people.py")
+    at.selectbox(key="campaign").set_value("threads").run()
+    at.selectbox(key="entity").set_value("Zephyros").run()
+    assert not at.exception
+    shown = [m.value for m in at.markdown if "flew the tower" in m.value or "lands the tower" in m.value]
+    assert len(shown) == 2, shown
+    assert "The same words are also in [Session 22 · Missing], [Session 23 · Missing]." in [c.value for c in at.caption]
