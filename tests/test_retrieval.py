@@ -312,3 +312,18 @@ def test_a_diary_keeps_the_party_s_voice(tmp_path):
     assert told_of_the_party("Where did we sleep? What's our plan? We're lost, we've won") == (
         "Where did the party sleep? What's the party's plan? the party is lost, the party has won"
     )
+
+
+def test_the_same_words_twice_take_one_place(tmp_path):
+    """A vault holding one note three times ("notes missing" copied into Sessions 21 to 23) filled three of the
+    player's places with the same words; the best copy stays and the places below move up."""
+    missing = "# Notes\n- Session data missing: Harshnag lost a leg to the frost giants near the glacier.\n"
+    notes = {"Session 21.md": missing, "Session 22.md": missing, "Session 23.md": missing}
+    notes["Session 24.md"] = "# Notes\n- Harshnag and the party reach the Eye of the All-Father at last.\n"
+    p = indexed(tmp_path, "edge", notes, "t")
+    try:
+        hits = p.with_settings({"retrieval.mode": "keyword", "retrieval.k": 5}).search("harshnag leg").hits
+    finally:
+        p.close()
+    assert [h.chunk.session for h in hits] == [21, 24]
+    assert [h.rank for h in hits] == [1, 2] and [h.ranks["first_stage"] for h in hits] == [1, 2]

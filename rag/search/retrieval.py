@@ -101,6 +101,23 @@ def with_phrasings(found: list[list[Hit]], weight: float) -> list[Hit]:
     return merged
 
 
+def without_repeats(candidates: list[Hit]) -> list[Hit]:
+    """The candidates with each passage whose words repeat a better one's left out, ranked again. A vault can hold
+    one note twice (a copied file, three sessions' "notes missing" page), and the same words three times filled
+    three of a player's five places with nothing new."""
+    seen: set[str] = set()
+    kept: list[Hit] = []
+    for hit in candidates:
+        words = " ".join(hit.chunk.text.lower().split())
+        if words not in seen:
+            seen.add(words)
+            kept.append(hit)
+    if len(kept) < len(candidates):
+        for rank, hit in enumerate(kept, start=1):
+            hit.rank = hit.ranks["first_stage"] = rank
+    return kept
+
+
 def in_story_order_when_tied(found: list[tuple[Chunk, float]]) -> list[tuple[Chunk, float]]:
     """A stage's results best first, passages with equal scores in story order. Engines order ties as they
     please, and differently from one process to the next (the embedded engine's keyword search did): a tie's rank
@@ -174,7 +191,7 @@ class Retriever:
             timings["expand"] = time.perf_counter() - t0
             more = self._search(question, queries[1:], mode, max(cfg.candidates, k), filters, timings)
             found += [hits for hits, _ in more]
-        candidates = found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight)
+        candidates = without_repeats(found[0] if len(found) == 1 else with_phrasings(found, cfg.expansion_weight))
         notices: list[str] = []
         for hit in candidates:
             hit.searched = hit.score
