@@ -38,6 +38,9 @@ left, right = st.columns([3, 2], vertical_alignment="bottom")
 left.markdown(f"Adding to campaign **{campaign}** (switch in the sidebar).")
 
 
+NEW_CAMPAIGN_BOX = "new_campaign_box"  # the pop-up's open state, closed once the campaign is made
+
+
 def start_campaign() -> None:
     """Button callback: start the typed campaign, kept for a reload (``CampaignFiles.start``), switch to it and
     empty the box, so the next name starts fresh; a bad name stays in the box, with why."""
@@ -52,10 +55,13 @@ def start_campaign() -> None:
     else:
         state.select_campaign(candidate.campaign)
         ss["new_campaign_name"] = ""
+        ss[NEW_CAMPAIGN_BOX] = False  # closed: it had stayed open over the folder box the player goes to next
         st.toast(f"Started **{candidate.campaign}**: add its notes below.", icon=":material/add:")
 
 
-with right.popover("Start a new campaign", icon=":material/add:", width="stretch"):
+with right.popover(
+    "Start a new campaign", icon=":material/add:", width="stretch", key=NEW_CAMPAIGN_BOX, on_change="rerun"
+):
     st.text_input("Campaign name", placeholder="e.g. Curse of Strahd", key="new_campaign_name")
     st.button("Create", key="create_campaign", type="primary", on_click=start_campaign)
     if error := ss.pop(CREATE_ERROR, None):

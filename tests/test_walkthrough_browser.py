@@ -121,6 +121,7 @@ def test_what_a_new_player_tried(browser, server):
     pg.get_by_role("textbox", name="Campaign name").fill("Vox Machina")
     pg.get_by_role("button", name="Create").click()
     expect(pg.get_by_text("Adding to campaign Vox Machina")).to_be_visible()
+    expect(pg.get_by_role("textbox", name="Campaign name")).to_be_hidden()  # the pop-up closed over the uploader
     pg.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(vault_zip(server["tmp"])))
     expect(pg.get_by_text("Vox Machina.zip")).to_be_visible()
     pg.get_by_role("button", name="Save and read the notes").click()
