@@ -127,6 +127,7 @@ def test_the_gm_can_do_each(table):
 
     gm, tmp = table["gm"], table["tmp"]
     nav(gm, "Campaign")
+    gm.get_by_text("Advanced: how well does search find the answers?").click()  # the measuring, under Advanced
     expect(gm.get_by_text(re.compile("Write down questions you know the answers to"))).to_be_visible()
     nav(gm, "Ingest notes")
     gm.get_by_role("tab", name=re.compile("Folder on the server")).click()
