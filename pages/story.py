@@ -33,7 +33,14 @@ st.subheader("Previously on…")
 labels = [e.label for e in entries]
 c1, c2 = st.columns(2)
 first = c1.selectbox("From", labels, index=len(labels) - 1, key="recap_from")
-last = c2.selectbox("To", labels, index=len(labels) - 1, key="recap_to", help="The same session for one session.")
+last = c2.selectbox(
+    "To",
+    labels,
+    index=len(labels) - 1,
+    key="recap_to",
+    help="The recap tells every session from the one chosen in From to this one; choose the same session in "
+    "both to recap one evening.",
+)
 start, end = sorted((labels.index(first), labels.index(last)))
 lines = pipeline.recap([e.key for e in entries[start : end + 1]], campaign, filters)
 if not lines:
