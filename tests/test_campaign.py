@@ -649,3 +649,22 @@ def test_where_did_we_leave_off_is_answered_with_how_the_last_session_ended(tmp_
         assert recap.startswith("Previously on Session 2:")
     finally:
         pipeline.close()
+
+
+def test_a_short_name_linked_is_the_page_titled_with_its_epithet(tmp_path):
+    """Players link "[[Harshnag]]" and title his page "Harshnag the Grimm" (a real vault's, still empty): one
+    entry, called by its page. A page whose name only starts the same ("Waterdeep Harbor") is another place."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Road\n- [[Harshnag]] leads us north from [[Waterdeep]] past [[Waterdeep Harbor]].\n",
+            "NPCs/Harshnag the Grimm.md": "",
+            "Places/Waterdeep Harbor.md": "The docks of the city.\n",
+        },
+    )
+    config = load_config()
+    chunks, skipped, _ = prepare_chunks(config, vault, "v")
+    blank = [s.source for s in skipped if s.blank]
+    cast = {e.name: e for e in entity_index(chunks, blank)}
+    assert set(cast) == {"Harshnag the Grimm", "Waterdeep", "Waterdeep Harbor"}
+    assert cast["Harshnag the Grimm"].aliases == ["Harshnag"] and cast["Harshnag the Grimm"].first_seen == "Session 1"

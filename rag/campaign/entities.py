@@ -195,6 +195,19 @@ def _join_misspelt(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> 
             names.join(rb, ra)
 
 
+_EPITHET = re.compile(r" (?:the|of|von|van|de|du|del|da|di) \S")  # "Harshnag the Grimm", "Lady Kima of Vord"
+
+
+def _join_short_names(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> None:
+    """A linked name with no page of its own joins the one page whose name is it with an epithet or a title after
+    ("[[Harshnag]]" and the page "Harshnag the Grimm"): players link the short name and title the page in full.
+    Only the page's name continued by "the", "of", "von"…: "Waterdeep Harbor" is no other name of Waterdeep."""
+    for short in linked - pages.keys():
+        longer = [page for page in pages if page.startswith(short) and _EPITHET.match(page, len(short))]
+        if len(longer) == 1 and names.root(short) != names.root(longer[0]):
+            names.join(short, longer[0])
+
+
 def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> list[Entity]:
     """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
     only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
@@ -238,7 +251,9 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
             for spelling, uses in said[s].items():
                 names.add(spelling, uses)
             names.join(s, _key(target))
-    _join_misspelt(names, pages, {_key(t) for c in chunks for t in c.entities} | set(pages))
+    linked_names = {_key(t) for c in chunks for t in c.entities}
+    _join_short_names(names, pages, linked_names)
+    _join_misspelt(names, pages, linked_names | set(pages))
     # one entity per group of names, called by its page, else by the name the notes link under other names most
     linked_as: Counter = Counter(  # links to it under another of its names
         _key(t)
