@@ -453,9 +453,18 @@ def test_obsidian_templates_are_not_notes(tmp_path):
     (tmp_path / "Session template.md").write_text("# {{title}}\nDate: {{date:YYYY-MM-DD}}\n## Recap\n- \n")
     (tmp_path / "Templater.md").write_text("# Session <% tp.file.title %>\n- what happened\n")
     (tmp_path / "Session 1.md").write_text("# Session Start\n- The party meets a templar called Tem Plates.\n")
+    (tmp_path / "z_Templates").mkdir()  # sorted last in the file list, as a real vault's
+    (tmp_path / "z_Templates" / "Template - Creature.md").write_text("# <% name %>\nType: Ogre\n")
+    (tmp_path / "Templar Order").mkdir()
+    (tmp_path / "Templar Order" / "Ser Tem.md").write_text("A knight of the order.\n")
     notes, skipped = load_notes(tmp_path, CFG)
-    assert [n.source for n in notes] == ["Session 1.md"]
-    assert [s.source for s in skipped] == ["Session template.md", "Templater.md", "assets/Templates/NPC.md"]
+    assert [n.source for n in notes] == ["Session 1.md", "Templar Order/Ser Tem.md"]
+    assert [s.source for s in skipped] == [
+        "Session template.md",
+        "Templater.md",
+        "assets/Templates/NPC.md",
+        "z_Templates/Template - Creature.md",
+    ]
     assert all(s.reason.startswith("a template, not a note") for s in skipped)
     kept, _ = load_notes(tmp_path, NotesConfig(skip_templates=False))
-    assert len(kept) == 4
+    assert len(kept) == 6

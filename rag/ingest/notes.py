@@ -24,7 +24,9 @@ from rag.ingest.parse import find_header, parse_note, unread_front_matter
 from rag.ingest.secrets import decide, gm_folder
 from rag.models import Note
 
-_TEMPLATE_FOLDER = re.compile(r"[_.\s-]*templates?", re.IGNORECASE)
+# A folder named for its templates, however a vault sorts it: "Templates", "_templates", "z_Templates" (last in
+# the file list), "99 - Templates", "Session Templates"; not "Templar Order".
+_TEMPLATE_FOLDER = re.compile(r"(?<![^\W\d_])templates?(?![^\W\d_])", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"\{\{\s*(?:title|date|time)\b[^}]*\}\}|<%[*_-]?\s*tp\.", re.IGNORECASE)
 EMPTY = "empty file"
 
@@ -161,7 +163,7 @@ def is_template(source: str, text: str) -> bool:
     their placeholders. Indexed, a template's empty headings answer questions and show up as citations
     that look like a session's."""
     folders = PurePosixPath(source).parts[:-1]
-    return any(_TEMPLATE_FOLDER.fullmatch(f) for f in folders) or bool(_PLACEHOLDER.search(text))
+    return any(_TEMPLATE_FOLDER.search(f) for f in folders) or bool(_PLACEHOLDER.search(text))
 
 
 def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig, decided) -> Note | Skipped:
