@@ -144,9 +144,11 @@ def _search_controls(config: Config, campaign: str) -> None:
     st.markdown("#### Search options")
     _session_cap(config, campaign)
     st.session_state.setdefault(RERANK, config.reranker.enabled)
-    kept(REREAD, min(max(5, 5 * round(config.reranker.candidates / 5)), MAX_REREAD))
-    if st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP):
-        st.slider("Passages to re-read", 5, MAX_REREAD, step=5, key=REREAD, help=REREAD_HELP)
+    st.session_state.setdefault(REREAD, min(max(5, 5 * round(config.reranker.candidates / 5)), MAX_REREAD))
+    reranks = st.toggle("Rerank passages", key=RERANK, help=RERANK_HELP)
+    # greyed, not hidden, while reranking is off: a hidden slider drawn again after a question came back at 5 in
+    # the browser (the kept value put back was lost), and a player saw the re-reading change without a word
+    st.slider("Passages to re-read", 5, MAX_REREAD, step=5, key=REREAD, help=REREAD_HELP, disabled=not reranks)
     st.session_state.setdefault(EXPAND, config.retrieval.query_expansion)
     kept(PHRASINGS, config.retrieval.expansion_variants)
     if st.toggle("Expand the question", key=EXPAND, help=EXPAND_HELP):

@@ -19,8 +19,10 @@ def test_passages_to_re_read_keeps_its_value_when_rerank_goes_off_and_on(tmp_pat
     at.toggle(key="rerank").set_value(True).run()
     at.slider(key="reread").set_value(35).run()
     at.toggle(key="rerank").set_value(False).run()
-    assert not [s for s in at.slider if s.key == "reread"]  # hidden while reranking is off
-    at.switch_page("pages/people.py").run()  # and across pages
+    assert at.slider(key="reread").disabled  # greyed while reranking is off
+    at.switch_page("pages/chat.py").run()  # across pages, and a question asked meanwhile
+    at.chat_input(key="chat_question").set_value("Which bear did Vex tame?").run()
+    at.switch_page("pages/people.py").run()
     at.toggle(key="rerank").set_value(True).run()
     assert at.slider(key="reread").value == 35
     at.radio(key="mode").set_value("hybrid").run()

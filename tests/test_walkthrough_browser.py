@@ -157,12 +157,16 @@ def test_what_a_new_player_tried(browser, server):
     looked_at(pg, "the chat, three answers, why the first", seen)
     shot(pg, SHOTS, "chat")
 
-    # rerank off and on: the slider keeps 20
+    # rerank off, a question, and on again: the slider keeps 20 (a question asked meanwhile had put it at 5)
     sidebar = pg.locator('[data-testid="stSidebar"]')
     reread = sidebar.locator('[data-testid="stSlider"]', has_text="Passages to re-read").get_by_role("slider")
     expect(reread).to_have_attribute("aria-valuetext", "20")
     sidebar.get_by_text("Rerank passages").click()
-    expect(reread).to_have_count(0)
+    expect(reread).to_be_disabled()
+    settle(pg)
+    pg.get_by_role("textbox", name="Ask about your campaign…").fill("Who is Grog?")
+    pg.get_by_role("textbox", name="Ask about your campaign…").press("Enter")
+    expect(messages).to_have_count(2 * (len(QUESTIONS) + 1), timeout=SLOW)
     settle(pg)
     sidebar.get_by_text("Rerank passages").click()
     expect(reread).to_have_attribute("aria-valuetext", "20")
