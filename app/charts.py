@@ -82,7 +82,7 @@ def moved_out(hits: Sequence[Hit], candidates: Sequence[Hit] = ()) -> str | None
     named = [
         f"{by_place[p].chunk.name} (was #{p}, now #{by_place[p].rank})"
         if p in by_place
-        else f"the passage that was #{p}"
+        else f"a passage the first search had placed #{p}"
         for p in gone
     ]
     return "The closer second look put below this list: " + "; ".join(named) + "."

@@ -69,9 +69,10 @@ def threshold_range(mode: str, config: Config) -> tuple[float, float, float]:
 
 
 def kept(key: str, default) -> None:
-    """A widget that is only drawn while another control allows it ("Passages to re-read" under "Rerank
-    passages") keeps its value while it is hidden: Streamlit forgets the value of a widget a run did not draw, so
-    the value is kept beside it and put back when it is drawn again (it went back to its default)."""
+    """A widget that is only drawn while another control allows it ("Other wordings to search" under "Expand the
+    question", a keyword weight per search mode) keeps its value while it is hidden: Streamlit forgets the value
+    of a widget a run did not draw, so the value is kept beside it and put back when it is drawn again (it went
+    back to its default)."""
     ss = st.session_state
     shadow = f"_kept_{key}"
     if key in ss:

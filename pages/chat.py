@@ -30,6 +30,10 @@ CONFIDENCE_HELP = (
     "says. When it is not sure, open the passages before you rely on it."
 )
 PLOT = {"displayModeBar": False}
+REFUSAL_WORDS = {  # the answerer's rules (kept in the trace and the answer snapshots) as a player reads them
+    "support below the floor": "no sentence of the passages it found says enough about what you asked",
+    "no passage passed the threshold": "no passage matched your question well enough",
+}
 
 
 def badge(result: Answer) -> str:
@@ -123,8 +127,8 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.markdown(f"Looked for its meaning as your notes tell it: **{as_written(told)}**")
         if cap := sessions_said(trace.get("filters") or {}):
             st.markdown(cap)
-        if trace.get("refusal_rule"):
-            st.caption(f"It says the notes don't say because {trace['refusal_rule']}.")
+        if rule := trace.get("refusal_rule"):
+            st.caption(f"It says the notes don't say because {REFUSAL_WORDS.get(rule, rule)}.")
         if result.hits:
             cited = frozenset(c.chunk_id for c in result.citations if c.chunk_id)
             figure = why_figure(result.hits, retrieval, trace.get("mode") or retrieval.mode, cited)

@@ -64,6 +64,7 @@ FORBIDDEN = [
     "payload",
     "candidates",
     "extractive",
+    "below the floor",  # the answerer's refusal rule, said in the chat's "In short" in a player's words
 ]
 ENGINE_ROOM = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in FORBIDDEN) + r")", re.IGNORECASE)
 

@@ -347,6 +347,6 @@ def test_the_passage_the_second_look_put_out_of_the_list_is_named():
     shown = [at("Camp", 1, 2), at("Road", 2, 3)]
     candidates = [*shown, at("Tavern", 3, 1)]
     assert moved_out(shown, candidates) == "The closer second look put below this list: Tavern (was #1, now #3)."
-    assert moved_out(shown) == "The closer second look put below this list: the passage that was #1."
+    assert moved_out(shown) == "The closer second look put below this list: a passage the first search had placed #1."
     assert moved_out([at("Camp", 1, 1), at("Road", 2, 2)]) is None  # nothing left the list
     assert moved_out([at("Camp", 1, 2, reranked=False)]) is None  # no second look ran
