@@ -668,3 +668,19 @@ def test_a_short_name_linked_is_the_page_titled_with_its_epithet(tmp_path):
     cast = {e.name: e for e in entity_index(chunks, blank)}
     assert set(cast) == {"Harshnag the Grimm", "Waterdeep", "Waterdeep Harbor"}
     assert cast["Harshnag the Grimm"].aliases == ["Harshnag"] and cast["Harshnag the Grimm"].first_seen == "Session 1"
+
+
+def test_a_heading_several_pages_share_is_their_templates_not_a_name(tmp_path):
+    """A vault's Ogre and Bog Hag pages both open "# Template - Individual", the heading of the template they were
+    made from: they had become one entry called by the template. A page's own title still names it."""
+    vault_notes = {
+        "Session 9.md": "## Fight\n- The [[Ogre]] smashes the cart; the [[Bog Hag]] watches from the reeds.\n",
+        "Monsters/Ogre.md": "# Template - Individual\nA hungry ogre of the marsh.\n",
+        "Monsters/Bog Hag.md": "# Template - Individual\nA hag who trades in names.\n",
+        "NPCs/Hanzo.md": "# Togashi Hanzo\nA monk of the Dragon.\n",
+    }
+    chunks, _ = timeline_of(write_notes(tmp_path / "v", vault_notes))
+    cast = {e.name: e for e in entity_index(chunks)}
+    assert {"Ogre", "Bog Hag", "Hanzo"} <= set(cast) and "Template - Individual" not in cast
+    assert cast["Ogre"].first_seen == cast["Bog Hag"].first_seen == "Session 9"
+    assert cast["Hanzo"].aliases == ["Togashi Hanzo"]

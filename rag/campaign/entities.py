@@ -223,10 +223,14 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
             k = names.add(_page_name(c), 0)
             pages.setdefault(k, c)
             page_passages.setdefault(c.source, []).append(c)
+    # a title several pages share is the heading of the template they were made from ("# Template - Individual"
+    # atop a vault's Ogre, Bog Hag and party pages), no name of any of them
+    titles = Counter(_key(p[0].title) for p in page_passages.values() if p[0].title)
     for passages in page_passages.values():
         page = names.add(_page_name(passages[0]), 0)
-        own_names = {page, _key(passages[0].title)}
-        if passages[0].title and _key(passages[0].title) not in FRONT_PAGES:  # a folder note titled "Index"
+        title = _key(passages[0].title)
+        own_names = {page, title}
+        if passages[0].title and title not in FRONT_PAGES and titles[title] == 1:  # a folder note titled "Index"
             names.join(names.add(passages[0].title, 0), page)
         # front matter aliases are given to every passage of the page; a link inside it, to its own passage
         stated = set.intersection(*({(s, t) for s, t in c.aliases if _key(t) in own_names} for c in passages))
