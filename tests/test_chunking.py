@@ -270,6 +270,17 @@ def test_fenced_code_tables_quotes_callouts_tasks_and_rules():
     assert [(c.line_start, c.line_end) for c in chunks] == [(6, 13), (16, 16), (17, 17)]
 
 
+def test_a_dataview_query_in_a_line_and_a_callouts_look_are_not_text():
+    """Obsidian shows `=this.Gender` as what Dataview computes and "[!blank-container | wide-3]" as a box: a
+    real vault's party pages had read "A Member of the =this.City.Province.SuperProvince.Family" as their text."""
+    body = (
+        "> [!blank-container | wide-3]\n> A monk of the `=this.Clan`, with `$= dv.current().age` years. "
+        "He keeps `the old seal`.\n"
+    )
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert [c.text for c in chunks] == ["A monk of the , with years. He keeps the old seal."]
+
+
 def test_an_admonition_box_is_prose_under_its_title_and_its_settings_are_not_text():
     """The Admonition plugin's box (```ad-summary) is Markdown in a fence: its title names its text as a heading
     does, its collapse and icon lines are its look, its links read as shown; the text after it is the outer

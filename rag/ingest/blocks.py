@@ -37,7 +37,7 @@ _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 
 
-_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
+_CALLOUT = re.compile(r"^\[![\w-]+(?:[ \t]*\|[^\]]*)?\][+-]?[ \t]*")  # "[!info | wide-3]": its look after the bar
 
 
 _TASK = re.compile(r"^\[[ xX/-]\][ \t]+")

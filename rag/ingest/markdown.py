@@ -24,6 +24,7 @@ _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 
 _COMMENTS = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 _CODE = re.compile(r"(`+)(.+?)\1")
+_INLINE_QUERY = re.compile(r"\s*\$?=")  # Dataview's inline query: shown in Obsidian as what it computes
 # The shown text may hold one bracketed part: [[Troupe|Dr. Dranzel's [Spectacular Traveling Troupe]]] (CRD3).
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]*(?:\|(?:[^\[\]\n]|\[[^\[\]\n]*\])*)?)\]\]")
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
@@ -116,8 +117,8 @@ def clean(text: str) -> tuple[str, list[Link]]:
     text = text.replace("\r\n", "\n")
     if "%%" in text or "<!--" in text:
         text = _COMMENTS.sub("", text)
-    if "`" in text:
-        text = _CODE.sub(lambda m: hold(m.group(2).strip()), text)
+    if "`" in text:  # code reads as its words; a Dataview query (`=this.Gender`, `$= dv.pages()`) is the plugin's
+        text = _CODE.sub(lambda m: "" if _INLINE_QUERY.match(m.group(2)) else hold(m.group(2).strip()), text)
 
     def wiki(m: re.Match) -> str:
         if m.group(1):  # ![[embed]]: an image or transcluded note, not text of this one
