@@ -684,3 +684,20 @@ def test_a_heading_several_pages_share_is_their_templates_not_a_name(tmp_path):
     assert {"Ogre", "Bog Hag", "Hanzo"} <= set(cast) and "Template - Individual" not in cast
     assert cast["Ogre"].first_seen == cast["Bog Hag"].first_seen == "Session 9"
     assert cast["Hanzo"].aliases == ["Togashi Hanzo"]
+
+
+def test_a_wiki_pages_aka_field_is_one_of_its_names(tmp_path):
+    """A real vault's city pages are named in Rokugani with "AKA: Lonely Shore City" in their front matter, and
+    the sessions write the other name: the city had been two entries, its page "on no session note yet"."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 2.md": "## Docks\n- We reach [[Lonely Shore City]] at twilight and find the ship.\n",
+            "Locations/Mura Sabishii Toshi.md": "---\nAKA: Lonely Shore City\n---\nA busy port city of the Crane.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    cast = {e.name: e for e in entity_index(chunks)}
+    assert set(cast) == {"Mura Sabishii Toshi"}
+    assert cast["Mura Sabishii Toshi"].aliases == ["Lonely Shore City"]
+    assert cast["Mura Sabishii Toshi"].first_seen == "Session 2"

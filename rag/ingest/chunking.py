@@ -229,10 +229,15 @@ def note_label(note: Note) -> str:
     return front.strip() if isinstance(front, str) and front.strip() else PurePosixPath(note.source).stem
 
 
+ALIAS_KEYS = ("aliases", "alias", "aka", "a.k.a.", "also known as")
+
+
 def front_matter_aliases(note: Note) -> list[tuple[str, str]]:
     """(alias, the note's name) for each of its front matter ``aliases:`` ("The Professor" for Locke Hancock),
-    kept on every passage like a link's shown text, so the alias table knows the note's other names."""
-    value = note.front_matter.get("aliases") or note.front_matter.get("alias")
+    kept on every passage like a link's shown text, so the alias table knows the note's other names. A wiki's
+    ``AKA:`` field says the same ("AKA: Lonely Shore City" on a city page named in Rokugani), in any case."""
+    keys = {str(k).casefold(): v for k, v in note.front_matter.items()}
+    value = next((keys[k] for k in ALIAS_KEYS if keys.get(k)), None)
     values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     label = note_label(note)
     names = dict.fromkeys(str(v).strip() for v in values if isinstance(v, str | int | float))
