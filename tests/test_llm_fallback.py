@@ -174,7 +174,8 @@ def _long_sessions(folder) -> object:
     """Five sessions of ~1,150 characters each about Vex's bear: five passages the "ctx-2048" model (llama-cpp-python's
     server at its default context) cannot read at once with room for a reply of 1,024 tokens."""
     line = "Vex tames a bear in the woods near the camp, and the bear follows her back to the duergar ruins at dusk. "
-    return write_notes(folder, {f"Session {n}.md": f"# Session {n}\n\n{line * 11}\n" for n in range(1, 6)})
+    # each evening its own words: passages that repeat one another's words take one place in the results
+    return write_notes(folder, {f"Session {n}.md": f"# Session {n}\n\nOn day {n}. {line * 11}\n" for n in range(1, 6)})
 
 
 def test_a_model_with_a_short_context_is_given_the_best_passages_that_fit(tmp_path, llm_server):
