@@ -121,9 +121,9 @@ if not access.may(config.role, "measure"):
     st.stop()
 with st.expander("Advanced: how well does search find the answers?", icon=":material/fact_check:"):
     st.caption(
-        f"Write down questions you know the answers to, with the session and a few words of the notes that answer "
-        f"each, and Chronicler measures how often a search finds them. Put them in a `{campaign_eval.QUESTION_FILE}` file "
-        "in the campaign's notes folder, or upload one here."
+        "Write down questions you know the answers to, with the session and a few words of the notes that answer "
+        "each, and Chronicler measures how often a search finds them. Put them in a "
+        f"`{campaign_eval.QUESTION_FILE}` file in the campaign's notes folder, or upload one here."
     )
     found = campaign_eval.question_file(config, campaign)
     upload = st.file_uploader(
