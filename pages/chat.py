@@ -98,7 +98,11 @@ def show_citations(result: Answer) -> None:
         columns = st.columns(min(len(resolved), 4))
         for i, citation in enumerate(resolved):
             chunk = by_id[citation.chunk_id]
-            with columns[i % len(columns)].popover(chunk.name, icon=":material/menu_book:", width="stretch"):
+            # a label wraps: cut to one line, four scenes of one evening read "Session 26 · The …" alike
+            chip = columns[i % len(columns)].popover(
+                chunk.name, icon=":material/menu_book:", width="stretch", wrap=True
+            )
+            with chip:
                 session = f"Session {format_session(chunk.session)}" if chunk.session is not None else chunk.kind
                 st.markdown(
                     f"**{as_written(chunk.name)}**  \n:gray[{as_written(session)} · {as_written(chunk.heading or chunk.title)} · "
