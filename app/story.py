@@ -12,7 +12,7 @@ import streamlit as st
 
 from app.markdown import as_written
 from app.tables import without_empty
-from rag.models import Chunk, format_session
+from rag.models import Chunk, format_session, same_words
 from rag.pipeline import Cast, Entity, SessionEntry
 
 ASK = "_ask"  # a question another page asks the chat to answer on its next run ("Ask about X")
@@ -34,7 +34,7 @@ def once_each(passages: list[Chunk]) -> list[tuple[Chunk, list[Chunk]]]:
     "notes missing" page copied into three sessions) had shown a player the same block six times."""
     first: dict[str, tuple[Chunk, list[Chunk]]] = {}
     for c in passages:
-        first.setdefault(" ".join(c.text.lower().split()), (c, []))[1].append(c)
+        first.setdefault(same_words(c.text), (c, []))[1].append(c)
     return [(c, copies[1:]) for c, copies in first.values()]
 
 

@@ -209,3 +209,18 @@ def test_an_upload_keeps_each_mark_and_the_gm_view_finds_them(tmp_path, capsys):
         assert code == 0 and not hidden_in(json.dumps([[h["text"], h["name"]] for h in hits])), canary
         code, out = run(capsys, "search", canary, "--campaign", "demo", "--data", data, "--gm", "--json")
         assert canary in json.dumps(json.loads(out[out.index("{") :])["hits"]), canary
+
+
+def test_a_gm_callout_with_its_look_after_the_bar_is_still_gm_only(tmp_path):
+    """Obsidian's callout metadata ("[!secret | wide]") changes how the box looks; the box is still the GM's. The
+    passages leave the look out of any callout, so the GM rule reads the same line the same way."""
+    from rag.ingest.indexing import prepare_chunks
+
+    vault = write_notes(
+        tmp_path / "v",
+        {"Session 1.md": "## Road\nWe reach the keep at dusk.\n\n> [!secret | wide]\n> The duke is a vampire.\n"},
+    )
+    chunks, _, _ = prepare_chunks(load_config(), vault, "c")
+    open_text = " ".join(c.text for c in chunks if c.visibility == "player")
+    assert "keep at dusk" in open_text and "vampire" not in open_text
+    assert any("vampire" in c.text and c.visibility == "gm" for c in chunks)

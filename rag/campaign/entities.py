@@ -162,7 +162,7 @@ def _without_session_links(chunks: list[Chunk]) -> list[Chunk]:
     shapes = {_numbered_like(name) for name in names if _NUMBER.search(name)}
 
     def is_session(target: str) -> bool:
-        return _key(target) in sessions or (_NUMBER.search(target) is not None and _numbered_like(target) in shapes)
+        return _key(target) in sessions or _numbered_like(target) in shapes  # shapes all hold a "#"
 
     return [
         replace(

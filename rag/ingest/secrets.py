@@ -232,9 +232,10 @@ def tag_pattern(tags: tuple[str, ...]) -> re.Pattern | None:
 
 @lru_cache(maxsize=8)
 def callout_pattern(callouts: tuple[str, ...]) -> re.Pattern | None:
-    """The first line of a GM callout: ``> [!secret]``, ``> [!GM]- Folded title``."""
+    """The first line of a GM callout: ``> [!secret]``, ``> [!GM]- Folded title``, ``> [!secret | wide]`` (its
+    look after the bar, which the passages leave out as they do any callout's: ``rag.ingest.blocks``)."""
     names = "|".join(re.escape(c.strip()) for c in callouts if c.strip())
-    return re.compile(rf"^[ \t]*>[ \t]*\[!(?:{names})\]", re.IGNORECASE) if names else None
+    return re.compile(rf"^[ \t]*>[ \t]*\[!(?:{names})(?:[ \t]*\|[^\]]*)?\]", re.IGNORECASE) if names else None
 
 
 def has_tag(text: str, config: SecretsConfig) -> bool:

@@ -14,6 +14,7 @@ from rag.models.passages import (
     format_session,
     match_words,
     page_kind,
+    same_words,
     sender_keys,
 )
 from rag.models.results import Answer, Citation, Filters, Hit
@@ -35,5 +36,6 @@ __all__ = [
     "format_session",
     "match_words",
     "page_kind",
+    "same_words",
     "sender_keys",
 ]

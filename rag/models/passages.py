@@ -47,6 +47,11 @@ OPTIONAL_FIELDS = {
 _UNHASHED = ("content_hash", "id", "visibility", "secret_by")
 
 
+def same_words(text: str) -> str:
+    """A passage's words as two copies of one note compare: case and spacing aside."""
+    return " ".join(text.lower().split())
+
+
 def page_kind(source: str) -> str:
     """The kind of a note that is no session: its top-level folder ("NPCs", "Locations"), which groups pages
     better than the immediate parent ("NPCs/Port Nyanzaru") for filters and charts; "note" at the top level."""

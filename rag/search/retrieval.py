@@ -16,7 +16,7 @@ from rag.config import Config
 from rag.embedders import Embedder
 from rag.errors import ChroniclerError, LanguageModelError
 from rag.expanders import QueryExpander
-from rag.models import Chunk, Filters, Hit
+from rag.models import Chunk, Filters, Hit, same_words
 from rag.names import content_words
 from rag.question import Question, told_of_the_party
 from rag.rerankers import Reranker
@@ -108,7 +108,7 @@ def without_repeats(candidates: list[Hit]) -> list[Hit]:
     seen: set[str] = set()
     kept: list[Hit] = []
     for hit in candidates:
-        words = " ".join(hit.chunk.text.lower().split())
+        words = same_words(hit.chunk.text)
         if words not in seen:
             seen.add(words)
             kept.append(hit)
