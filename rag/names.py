@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import string
 import threading
+import unicodedata
 from functools import lru_cache
 from itertools import accumulate, pairwise
 
@@ -106,6 +107,15 @@ def norm(text: str) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
 
 
+def without_marks(text: str) -> str:
+    """The text with the marks over and under its letters left out: "Jurō" → "Juro", "Shakäste" → "Shakaste".
+    Notes copy a name as the setting writes it, with its accents and long vowels; a player types it on a keyboard
+    that has none. Both are the same name (the letters Unicode decomposes; "ø" and "æ", which it does not, stay)."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
 _ALNUM = re.compile(r"[^\W_]+")
 
 
@@ -119,8 +129,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 def words(text: str) -> list[str]:
-    """Case-folded words (a contraction or possessive kept whole: "vex's"), in order."""
-    return _WORD.findall(text.casefold())
+    """Case-folded words (a contraction or possessive kept whole: "vex's"), in order; a letter's marks left out
+    ("Jurō" is "juro", not "jur")."""
+    return _WORD.findall(without_marks(text.casefold()))
 
 
 def content_words(text: str) -> set[str]:

@@ -3,7 +3,7 @@
 import pytest
 
 from rag.campaign.capitals import Capitals
-from rag.campaign.spelling import MIN_LETTERS, Spellings, misspellings, misspelt, one_letter_away
+from rag.campaign.spelling import Spellings, misspellings, misspelt, one_letter_away
 from tests.test_retrieval import indexed
 
 ELIAS = {
@@ -18,7 +18,7 @@ ELIAS = {
 
 def name_counts(texts) -> dict[str, int]:
     """The names the spelling stage respells (``AliasTable.from_chunks``)."""
-    return Capitals.count(texts).names(MIN_LETTERS)
+    return Spellings.from_capitals(Capitals.count(texts)).names
 
 
 def test_the_notes_names_are_the_words_they_capitalise():
@@ -95,6 +95,17 @@ def test_a_question_typed_without_capitals_shows_its_names_by_being_no_word():
     assert table.spelt_as("Where is the vallaki?") == {}  # the question's capitals say which words are names
 
 
+def test_a_name_typed_without_the_marks_over_its_letters_is_the_notes_name():
+    notes = ["We met Jurō at the gate, and later Jurō sent Shakäste to us. Then Kima and Dane left."]
+    table = Spellings.from_capitals(Capitals.count(notes))
+    assert table.spelt_as("Who is Juro?") == {"Juro": "Jurō"}  # four letters: short, but no guess
+    assert table.spelt_as("who sent shakaste?") == {"shakaste": "Shakäste"}
+    assert table.spelt_as("Who is Jurō?") == {}  # as the notes write it
+    assert table.spelt_as("Who is Dana?") == {}  # a short name one letter off is another name
+    plain = Spellings.from_capitals(Capitals.count(["Later Shakaste sent us north, and Shakaste paid."]))
+    assert plain.spelt_as("Who is Shakäste?") == {"Shakäste": "Shakaste"}  # the other way round
+
+
 @pytest.mark.parametrize("engine", ["qdrant", "edge"])
 def test_a_question_spelling_a_name_one_way_finds_the_passage_spelling_it_the_other(tmp_path, engine):
     pipeline = indexed(tmp_path, engine, ELIAS, "e")
@@ -119,6 +130,24 @@ VELAKKI = {
     "Session 22.md": "# Session Start\n## Haskell\n- Haskell keeps the vault key. Haskel counts the gold at night, and "
     "nobody in Velakki trusts him.\n",
 }
+
+
+JURO = {
+    "NPCs/Jurō.md": "# Jurō\nA rice merchant's son from Tochi, married to Gaoxing's daughter.\n",
+    "Session 2.md": "# Session 2\n## The Wedding\n- Gaoxing married his daughter off to Jurō, a rice merchant's son, "
+    "and Jurō paid the dowry in silk.\n- The party stayed for the feast at the inn.\n",
+    "Session 3.md": "# Session 3\n## Road\n- We rode north along the river road to the castle.\n",
+}
+
+
+def test_a_name_asked_without_its_marks_is_answered_not_refused(tmp_path):
+    pipeline = indexed(tmp_path, "edge", JURO, "j")
+    try:
+        answer = pipeline.answer("Who is Juro?")
+        assert not answer.refused and "rice merchant" in answer.text
+        assert answer.read_as == "Who is Jurō?" and answer.question == "Who is Juro?"
+    finally:
+        pipeline.close()
 
 
 def test_a_question_naming_someone_the_notes_spell_otherwise_is_answered_as_they_spell_it(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rag.campaign.capitals import Capitals
 from rag.campaign.other_names import key as _key
-from rag.campaign.spelling import MIN_LETTERS, Spellings
+from rag.campaign.spelling import Spellings
 from rag.campaign.voice import we_per_thousand
 from rag.files import INDEX_HINT, write_text
 from rag.models import Chunk
@@ -24,7 +24,7 @@ from rag.names import norm_words
 
 MIN_NAME = 3  # shorter "aliases" ("he", "Vi") match too much ordinary text
 MAX_NAMES = 6  # per entity: a page linked under dozens of spellings would drown the question
-FORMAT = 2  # how the table is read from the notes: a table saved by another version is rebuilt, not trusted
+FORMAT = 3  # how the table is read from the notes: a table saved by another version is rebuilt, not trusted
 
 
 @dataclass
@@ -52,7 +52,7 @@ class AliasTable:
                 per[shown] = per.get(shown, 0) + 1
         capitals = Capitals.count(chunk.text for chunk in chunks)
         table = cls(
-            spellings=Spellings(capitals.names(MIN_LETTERS)),
+            spellings=Spellings.from_capitals(capitals),
             we_per_thousand=we_per_thousand(chunk.text for chunk in chunks),
             cased=capitals.as_written(),
         )

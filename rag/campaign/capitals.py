@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from rag.names import STOPWORDS, is_everyday_word
 
 NAME_SHARE = 0.8  # a word the notes capitalise this often is a name; written in lower case this often, a word
 CASE_LETTERS = 3  # shorter words say little: "Vi", "Oz" and "at" alike
-WORD = re.compile(r"(?<![\w'’-])([A-Za-z][a-z]+)(?![\w'’-])")
+_LETTERS = re.compile(r"(?<![\w'’-])([^\W\d_]+)(?![\w'’-])")
+
+
+def cased_words(text: str) -> Iterator[re.Match]:
+    """The words of letters only that are written in lower case or capitalised ("Jurō", "grog"), as matches (the
+    word is ``group(1)``); not "McDonald" nor "NPC", whose case says nothing of a name."""
+    return (m for m in _LETTERS.finditer(text) if m.group(1)[1:].islower())
 
 
 def _in_title_case(line: str, words: list[str]) -> bool:
@@ -43,7 +49,7 @@ class Capitals:
         capitalised: Counter[str] = Counter()
         for text in texts:
             for line in text.splitlines():
-                found = [m for m in WORD.finditer(line) if len(m.group(1)) >= CASE_LETTERS]
+                found = [m for m in cased_words(line) if len(m.group(1)) >= CASE_LETTERS]
                 if _in_title_case(line, [m.group(1) for m in found]):
                     continue  # "The Day of the Raid": a title capitalises its every word, names or not
                 for m in found:

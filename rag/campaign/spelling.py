@@ -13,6 +13,9 @@ Only names: ordinary words one letter apart are usually different words ("lift" 
 differ only at the end: that is a plural or another word ("Knight" / "Knights", "Princess" / "Princes", "Blood" /
 "Bloom"), and keyword search already folds plurals. Nor in their first letter: players misspell a name's middle,
 and a rhyme is another name ("Haruki" / "Karuki", "Zinna" and her owl "Dinna").
+
+Names copied from a setting keep its accents and long vowels ("Jurō", "Shakäste"), which a player's keyboard does
+not have: a name typed without them is the notes' name, however short.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ import re
 from collections.abc import Iterable
 from functools import cached_property
 
-from rag.campaign.capitals import WORD
-from rag.names import STOPWORDS, is_a_word, one_letter_away, typed_without_capitals
+from rag.campaign.capitals import Capitals, cased_words
+from rag.names import STOPWORDS, is_a_word, one_letter_away, typed_without_capitals, without_marks
 
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 _VOWELS = re.compile(r"[aeiouy]+")
@@ -44,6 +47,12 @@ class Spellings:
     def __init__(self, names: dict[str, int]):
         self.names = dict(names)
 
+    @classmethod
+    def from_capitals(cls, capitals: Capitals) -> Spellings:
+        """The notes' names (``Capitals.names``) of ``MIN_LETTERS`` or more, and shorter ones with marks over their
+        letters: "Juro" typed for "Jurō" is no guess (``marked``), "Dane" for "Dana" may be."""
+        return cls({w: n for w, n in capitals.names().items() if len(w) >= MIN_LETTERS or not w.isascii()})
+
     def variants(self, text: str) -> list[str]:
         """The notes' other spellings of the names in a search text (a question or a phrasing of it), most
         written first (``spelt_as``)."""
@@ -53,15 +62,20 @@ class Spellings:
         """Each name of a search text that the notes also spell another way → that spelling, the most written. A
         word counts as a name when the notes use it as one or the text capitalises it past its first word. A name
         one letter from one the notes write (``misspelt``) maps to that one; a name the notes never write, and no
-        word of the dictionary, to the notes' name that sounds the same (``sounds_alike``). A text typed without
+        word of the dictionary, to the notes' name that sounds the same (``sounds_alike``); a name the notes write
+        only with other marks over its letters, to theirs ("Juro" → "Jurō", ``marked``, however short). A text typed without
         capitals, as a chat often is ("who is clarrota?", ``rag.names.typed_without_capitals``), shows its names only
         by being no word of the dictionary."""
         out: dict[str, str] = {}
-        said = {m.group(1).casefold() for m in WORD.finditer(text)}
+        said = {m.group(1).casefold() for m in cased_words(text)}
         uncapitalised = typed_without_capitals(text)
-        for i, m in enumerate(WORD.finditer(text)):
+        for i, m in enumerate(cased_words(text)):
             word = m.group(1)
             key = word.casefold()
+            if key not in self.names and (marked := self.marked(key)) and marked not in said:
+                said.add(marked)  # "Juro" for the notes' "Jurō": the same letters, whatever the word's length
+                out[word] = marked.capitalize()
+                continue
             if len(key) < MIN_LETTERS or key in STOPWORDS:
                 continue
             if key not in self.names and not (word[0].isupper() and i > 0 or uncapitalised and not is_a_word(key)):
@@ -74,6 +88,24 @@ class Spellings:
                 said.add(other)
                 out[word] = other.capitalize()
         return out
+
+    def marked(self, key: str) -> str | None:
+        """The notes' name that is ``key`` with other marks over its letters (``rag.names.without_marks``): "jurō" for
+        "juro", the most written when several are; None when there is none."""
+        letters = without_marks(key)
+        same = [w for w in self._by_letters.get(letters, []) if w != key]
+        if letters != key and letters in self.names:  # "Jurō" asked of notes that write "Juro"
+            same.append(letters)
+        return min(same, key=lambda w: (-self.names[w], w)) if same else None
+
+    @cached_property
+    def _by_letters(self) -> dict[str, list[str]]:
+        """The notes' names written with marks over their letters, by their letters without them (and any name
+        without marks that shares its letters with one): derived on the first question that needs it."""
+        letters: dict[str, list[str]] = {}
+        for name in self.names:
+            letters.setdefault(without_marks(name), []).append(name)
+        return {k: names for k, names in letters.items() if len(names) > 1 or names[0] != k}
 
     def sounds_alike(self, key: str) -> list[str]:
         """The notes' names that sound like ``key`` when ``key`` is no word of the dictionary: the same consonants

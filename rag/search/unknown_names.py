@@ -7,7 +7,7 @@ writes, in any spelling close to it, means the notes cannot say. The check reads
 search puts a passage holding a rare name among them whenever the notes have one (and the spelling stage searches
 its other spellings), so a name absent from all of them is absent from the notes this reader may see. Players and
 note-takers spell names as they hear them, so a letter off (two in a long name) still counts as written, and so
-does any name the alias table knows.
+does any name the alias table knows, and a name written with marks over its letters ("Jurō") typed without them.
 
 A name of several words ("the Slayer's Take", "Whitestone Castle") is its words together: one of them said in
 passing ("take", "castle", a "mind slayer") does not say it. It is written when the candidates say it whole (in any
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Set
 
 from rag.models import Hit
-from rag.names import STOPWORDS, is_a_word, norm, norm_words
+from rag.names import STOPWORDS, is_a_word, norm, norm_words, without_marks
 from rag.question import Question
 
 
@@ -37,16 +37,23 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
     asked = [(n, words) for n, words in asked if words and not any(w in known for w in words)]
     if not asked:
         return []
-    shown = written_in(candidates)
+    asked = [(n, [without_marks(w) for w in words]) for n, words in asked]  # "Juro" is written as "Jurō"
+    shown = without_marks(written_in(candidates))
     text = shown.casefold()
     missing: set[str] = set()
     # several words: said whole as asked, or run together ("Krag Hammer" / "Kraghammer"), as nearly always
-    several = [(n, ws) for n, ws in asked if len(ws) > 1 and n.casefold() not in text and "".join(ws) not in text]
+    several = [
+        (n, ws)
+        for n, ws in asked
+        if len(ws) > 1 and without_marks(n).casefold() not in text and "".join(ws) not in text
+    ]
     if several:  # ...else said whole in other punctuation, or one word written as a name
         normed = f" {norm(shown)} "
         as_names = {w.casefold() for w in _CAPITALISED.findall(shown)}
         missing |= {
-            n for n, ws in several if f" {norm(n)} " not in normed and not any(written(w, as_names) for w in ws)
+            n
+            for n, ws in several
+            if f" {norm(without_marks(n))} " not in normed and not any(written(w, as_names) for w in ws)
         }
     alone = [(n, ws[0]) for n, ws in asked if len(ws) == 1 and ws[0] not in text]  # as written, even in a word
     if alone:
