@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.config import ChunkingConfig, NotesConfig
+from rag.config import ChunkingConfig, NotesConfig, SecretsConfig
 from rag.ingest.chunking import chunk_note, chunk_notes
 from rag.ingest.notes import load_notes
 from rag.ingest.parse import parse_note
@@ -279,6 +279,36 @@ def test_a_dataview_query_in_a_line_and_a_callouts_look_are_not_text():
     )
     chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
     assert [c.text for c in chunks] == ["A monk of the , with years. He keeps the old seal."]
+
+
+def test_the_front_matters_summary_is_the_notes_first_passage_cited_at_its_line(tmp_path):
+    """A session template's "summary:" is the player's own account of the evening: search must find it."""
+    body = (
+        "---\ntags: session\nsummary: The party joined the **Kyotsu no michi** and met [[Bayushi Nagitane]], who\n"
+        "  offered papers through Scorpion lands.\ndate: 2024-03-01\n---\n# Session 1\n## Road\n"
+        "We ride north to the castle, where the gates are shut.\n"
+    )
+    chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
+    assert summary(chunks) == [
+        (
+            "Session 1",
+            "",
+            "The party joined the Kyotsu no michi and met Bayushi Nagitane, who offered papers through Scorpion lands.",
+            3,
+            3,
+        ),
+        ("Session 1 · Road", "Road", "Road\nWe ride north to the castle, where the gates are shut.", 9, 9),
+    ]
+    assert chunks[0].entities == ("Bayushi Nagitane",)
+    (tmp_path / "Mayor.md").write_text("---\ngm-only: true\ndescription: The mayor leads the cult.\n---\nHe has keys.\n")
+    notes, _ = load_notes(tmp_path, NotesConfig(), SecretsConfig())
+    assert [(c.text, c.visibility) for c in chunk_notes(notes, "c", ChunkingConfig())] == [
+        ("Mayor\nThe mayor leads the cult.\n\nHe has keys.", "gm")
+    ]
+    listed = "---\nsummary:\n  - not prose\ndescription: 12\n---\nShort text here.\n"
+    assert [c.text for c in chunk_note(note(listed, "Notes/Misc.md"), "c", ChunkingConfig())] == [
+        "Misc\nShort text here."
+    ]
 
 
 def test_an_admonition_box_is_prose_under_its_title_and_its_settings_are_not_text():

@@ -72,6 +72,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
     return Note(
         source=source,
         title=title or stem,
+        about=_about(front, lines[:start]),
         body="\n".join(lines[body_start:]),
         body_line=body_start + 1,
         session=session,
@@ -81,6 +82,23 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         warnings=tuple(warnings),
         session_from=session_from if session is not None else "",
     )
+
+
+# The front matter keys that hold a note's summary in prose: templates for session notes and wiki pages ask for one
+# ("summary: The party was inducted into a conspiracy…", "description: Inn in Vogler"), and Obsidian Publish and
+# static-site generators show a page's "description:" as its summary
+ABOUT_KEYS = ("summary", "description", "synopsis", "tldr", "tl;dr")
+
+
+def _about(front: dict, front_lines: list[str]) -> tuple[tuple[int, str], ...]:
+    """(file line, text) of each prose value the front matter gives under ``ABOUT_KEYS``, in its order: the player's
+    own summary of the evening or the page is text of the note, which search must find and answers may quote."""
+    out = []
+    for key, value in front.items():
+        if key.casefold().strip() in ABOUT_KEYS and isinstance(value, str) and any(ch.isalpha() for ch in value):
+            at = next((i for i, line in enumerate(front_lines) if line.split(":", 1)[0].strip() == key), 0)
+            out.append((at + 1, " ".join(value.split())))
+    return tuple(out)
 
 
 def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:

@@ -79,6 +79,8 @@ class Note:
     campaign_no: int | None = None  # the ``C2`` of ``C2 Session 20.md``
     kind: str = "session"  # "session", else the note's folder (or "note" at the top level)
     front_matter: dict[str, Any] = field(default_factory=dict)  # e-mail: from, to, cc, subject, date
+    # (file line, text): what the front matter says of the note in prose ("summary:"), read as its first paragraph
+    about: tuple[tuple[int, str], ...] = ()
     warnings: tuple[str, ...] = ()
     file_type: str = "markdown"  # see FILE_TYPES
     # PDF: (first body line, page number) of every page that has text, ascending; () for other files.
