@@ -701,3 +701,17 @@ def test_a_wiki_pages_aka_field_is_one_of_its_names(tmp_path):
     assert set(cast) == {"Mura Sabishii Toshi"}
     assert cast["Mura Sabishii Toshi"].aliases == ["Lonely Shore City"]
     assert cast["Mura Sabishii Toshi"].first_seen == "Session 2"
+
+
+def test_aliases_written_on_one_line_are_each_a_name(tmp_path):
+    """Obsidian reads "aliases: Nox, Vox Nita" as two names; read whole, neither was one the sessions write."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 4.md": "## Tower\n- Vox Nita waits at the top of the tower and laughs.\n",
+            "NPCs/Nox.md": "---\naliases: Noxie, Vox Nita\n---\nA shadow that speaks in two voices.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    cast = {e.name: e for e in entity_index(chunks)}
+    assert cast["Nox"].aliases == ["Noxie", "Vox Nita"] and cast["Nox"].first_seen == "Session 4"

@@ -235,10 +235,11 @@ ALIAS_KEYS = ("aliases", "alias", "aka", "a.k.a.", "also known as")
 def front_matter_aliases(note: Note) -> list[tuple[str, str]]:
     """(alias, the note's name) for each of its front matter ``aliases:`` ("The Professor" for Locke Hancock),
     kept on every passage like a link's shown text, so the alias table knows the note's other names. A wiki's
-    ``AKA:`` field says the same ("AKA: Lonely Shore City" on a city page named in Rokugani), in any case."""
+    ``AKA:`` field says the same ("AKA: Lonely Shore City" on a city page named in Rokugani), in any case. Written
+    on one line, "aliases: Nox, Vox, Vox Nita" is three names, as Obsidian reads it."""
     keys = {str(k).casefold(): v for k, v in note.front_matter.items()}
     value = next((keys[k] for k in ALIAS_KEYS if keys.get(k)), None)
-    values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    values = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
     label = note_label(note)
     names = dict.fromkeys(str(v).strip() for v in values if isinstance(v, str | int | float))
     return [(name, label) for name in names if name and name != label]
