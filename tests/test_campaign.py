@@ -353,6 +353,23 @@ def test_a_name_written_without_its_link_is_a_mention(tmp_path):
     assert resolve(entities, "Oleg's Trading Post").sessions == [(0, 1.0), (0, 2.0)]
 
 
+def test_a_name_whose_common_nouns_are_written_in_lower_case_is_still_a_mention(tmp_path):
+    """A real vault wrote "the Hare clan" six times and "Hare Clan" never: its page said "on no session note yet".
+    The name's capital in mid-sentence marks it; at a sentence's start, or all in lower case, it does not."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Court\n- Recently he defiled the Hare clan and its lands.\n",
+            "Session 2.md": "## Road\n- Hare clan armor, say the guards. We see the hare clan crest.\n",
+            "Session 3.md": "## Road\n- They wore Hare clan armor on the road north.\n",
+            "Clans/Hare Clan.md": "A minor clan of the north.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    hare = resolve(entity_index(chunks), "Hare Clan")
+    assert (hare.first_seen, hare.last_seen, hare.mentions) == ("Session 1", "Session 3", 2)
+
+
 def test_a_vaults_readme_or_index_page_is_no_ones_entry_and_a_folders_is_the_folders(tmp_path):
     """A vault's README ("This is a vault for our sessions") or the index of a folder of a kind (the list of places)
     is about the notes, not a person or place of the story; the index page of a place's own folder (an Obsidian

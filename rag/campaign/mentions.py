@@ -10,6 +10,9 @@ writes one of an entity's names mentions it too:
 - a name made of ordinary words ("Trinket", "Bad News", "Temple of the Elk") only as the notes write a name:
   capitalised as the name is, and not as a sentence's first word, where any word is capitalised ("Trinket growls",
   not "a cheap trinket"; "Bad News fires", not "Bad news for the town");
+- a name of several ordinary words also with its later words in lower case, where its first word is capitalised
+  in mid-sentence: notes write a name's common nouns as common nouns ("the Hare clan" for Hare Clan, "the Temple of
+  the elk"), and its capital still marks it as a name;
 - a word of no dictionary that only one entity's names hold is that entity's short name: "Oleg" for Oleg Leveton,
   "Nyanzaru" for Port Nyanzaru; a surname the family shares ("Cimber" of Artus, Xandala and Valindra) is nobody's,
   and a place named for its owner ("Oleg's Trading Post") holds the owner's name, not a name of its own.
@@ -71,6 +74,7 @@ class Naming:
     def __init__(self, names: dict[str, Iterable[str]]):
         self.anyhow: dict[tuple[str, ...], set[str]] = {}  # folded words → entities: a name with a made-up word
         self.as_name: dict[tuple[str, ...], set[str]] = {}  # words as written → entities: a name of ordinary words
+        self.led: dict[tuple[str, ...], set[str]] = {}  # its first word as written, the others folded ("Hare clan")
         short: dict[str, set[str]] = {}
         for entity, own in names.items():
             for name in dict.fromkeys(own):
@@ -85,6 +89,8 @@ class Naming:
                     self.anyhow.setdefault(folded, set()).add(entity)
                 else:
                     self.as_name.setdefault(tuple(words), set()).add(entity)
+                    if len(words) > 1 and words[0][:1].isupper():
+                        self.led.setdefault((words[0], *folded[1:]), set()).add(entity)
                 owners = _owners(name)  # "Oleg's Trading Post", "Naxene Drathkala's Quest"
                 for f in made_up:
                     if len(f) >= MIN_SHORT and f not in owners:  # ...is Oleg's, not Oleg
@@ -114,9 +120,10 @@ class Naming:
             else:
                 for n in self.written_lengths.get(word, ()):
                     entities = self.as_name.get(tuple(words[i : i + n]))
-                    if entities and n == 1:  # a lone ordinary word is a name only where a sentence does not start
+                    led = None if entities or n == 1 else self.led.get((word, *folded[i + 1 : i + n]))
+                    if (entities and n == 1) or led:  # a name by its first capital alone, not where a sentence starts
                         matches = matches or list(_TOKEN.finditer(text))
-                        entities = None if _starts_sentence(text, matches[i].start()) else entities
+                        entities = None if _starts_sentence(text, matches[i].start()) else entities or led
                     if entities:
                         found |= entities
                         after = i + n
