@@ -395,6 +395,25 @@ def test_results_are_sorted_and_repeatable(tmp_path):
             [("Hew", "Hew Hackinstone")],
         ),
         ("img ![alt](x.png) gone", "img gone", [], []),
+        # a wiki copied from the web: parentheses in the address, a title after it, a footnote's number as a link
+        (
+            'the [Crane Clan](https://w.com/Crane_Clan_\\(TCG\\) "Crane Clan (TCG)") rules',
+            "the Crane Clan rules",
+            [],
+            [],
+        ),
+        (
+            "[Kami](https://w.com/Kami_(L5R)) and a city.[1](https://w.com/Tochi#cite_note-1) Next",
+            "Kami and a city. Next",
+            [],
+            [],
+        ),
+        (
+            "see [Oleg](Oleg Leveton.md) and [B](<NPCs/B b.md>)",
+            "see Oleg and B",
+            ["Oleg Leveton", "B b"],
+            [("Oleg", "Oleg Leveton"), ("B", "B b")],
+        ),
         ("stray\r carriage\r", "stray carriage", [], []),
         ("Dragon! 🐉 ✨ kept", "Dragon! 🐉 ✨ kept", [], []),
         ("snake_case_name and 5 * 3 * 2", "snake_case_name and 5 * 3 * 2", [], []),

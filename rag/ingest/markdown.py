@@ -27,8 +27,16 @@ _CODE = re.compile(r"(`+)(.+?)\1")
 _INLINE_QUERY = re.compile(r"\s*\$?=")  # Dataview's inline query: shown in Obsidian as what it computes
 # The shown text may hold one bracketed part: [[Troupe|Dr. Dranzel's [Spectacular Traveling Troupe]]] (CRD3).
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]*(?:\|(?:[^\[\]\n]|\[[^\[\]\n]*\])*)?)\]\]")
-_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_MD_LINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^)\n>]*)>?\s*\)")
+# A link's address, as CommonMark reads it: in <>, or with escaped or balanced parentheses ("Crane_Clan_\(TCG\)",
+# "Kami_(L5R)"), then an optional title in quotes or parentheses (a wiki copied from the web writes all three); a
+# space too, as players type a page's name ("[Oleg](Oleg Leveton.md)")
+_MD_DESTINATION = (
+    r"""\(\s*(<[^<>\n]*>|(?:\\.|[^()\\\n]|\((?:\\.|[^()\\\n])*\))*?)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"""
+)
+_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]" + _MD_DESTINATION)
+_MD_LINK = re.compile(r"\[([^\[\]\n]+)\]" + _MD_DESTINATION)
+# A MediaWiki page's reference mark, copied as a link to its footnote ("[1](https://…/Tochi#cite_note-1)")
+_CITE_NOTE = re.compile(r"#cite_note-")
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
@@ -140,7 +148,9 @@ def clean(text: str) -> tuple[str, list[Link]]:
             break
 
     def md_link(m: re.Match) -> str:
-        shown, url = _strip_emphasis(m.group(1)).strip(), m.group(2).strip()
+        shown, url = _strip_emphasis(m.group(1)).strip(), m.group(2).strip().removeprefix("<").removesuffix(">")
+        if _CITE_NOTE.search(url):  # the page's footnote number, no words of the notes (as ``_WIKI_MARK``)
+            return ""
         internal = "://" not in url and url.split("#", 1)[0].lower().endswith(".md")
         page = page_name(url.replace("%20", " ")) if internal else None
         return hold(shown, page, link=bool(page))
