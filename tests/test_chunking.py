@@ -291,7 +291,7 @@ def test_the_front_matters_summary_is_the_notes_first_passage_cited_at_its_line(
     chunks = chunk_note(note(body), "c", ChunkingConfig(min_chars=0))
     assert summary(chunks) == [
         (
-            "Session 1",
+            "Session 1 · Summary",
             "",
             "The party joined the Kyotsu no michi and met Bayushi Nagitane, who offered papers through Scorpion lands.",
             3,
@@ -300,10 +300,19 @@ def test_the_front_matters_summary_is_the_notes_first_passage_cited_at_its_line(
         ("Session 1 · Road", "Road", "Road\nWe ride north to the castle, where the gates are shut.", 9, 9),
     ]
     assert chunks[0].entities == ("Bayushi Nagitane",)
-    (tmp_path / "Mayor.md").write_text("---\ngm-only: true\ndescription: The mayor leads the cult.\n---\nHe has keys.\n")
+    assert [c.summary for c in chunks] == [True, False]  # it retells the evening: searched for less
+    alone = "---\nsummary: A long day on the road north.\n---\nWe ride north, and the gates are shut.\n"
+    assert [c.text for c in chunk_note(note(alone), "c", ChunkingConfig())] == [
+        "A long day on the road north.",
+        "We ride north, and the gates are shut.",
+    ]  # a passage of its own, not packed with the prose that opens the note
+    (tmp_path / "Mayor.md").write_text(
+        "---\ngm-only: true\ndescription: The mayor leads the cult.\n---\nHe has keys.\n"
+    )
     notes, _ = load_notes(tmp_path, NotesConfig(), SecretsConfig())
     assert [(c.text, c.visibility) for c in chunk_notes(notes, "c", ChunkingConfig())] == [
-        ("Mayor\nThe mayor leads the cult.\n\nHe has keys.", "gm")
+        ("Mayor\nThe mayor leads the cult.", "gm"),  # named "Mayor · Summary"
+        ("Mayor\nHe has keys.", "gm"),
     ]
     listed = "---\nsummary:\n  - not prose\ndescription: 12\n---\nShort text here.\n"
     assert [c.text for c in chunk_note(note(listed, "Notes/Misc.md"), "c", ChunkingConfig())] == [

@@ -164,9 +164,11 @@ def parse_sections(note: Note, secrets: SecretsConfig | None = None) -> list[Sec
             sections[-1].units.append(joined)
         para.clear()
 
-    for no, text in note.about:  # the front matter's summary of the note opens it, a paragraph of its own
-        para.append(_marked(_prose_line(text, no), text, secrets))
-        close_para()
+    if note.about:  # the front matter's summary of the note opens it, passages of its own
+        for no, text in note.about:
+            para.append(_marked(_prose_line(text, no), text, secrets))
+            close_para()
+        sections.append(Section(None, page=page))
     for i, raw in enumerate(strip_comments(note.body).split("\n")):
         no, line = note.body_line + i, raw.rstrip("\r")
         if note.pages and (now := note.page_at(no)) != page:

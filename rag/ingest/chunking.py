@@ -145,14 +145,16 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: Secre
             aliases += [pair for pair in own_names if pair not in aliases]
             heading = section.heading.text if section.heading else ""
             secret_by = note.secret_by or piece.secret
-            named[section.page, heading] = nth = named.get((section.page, heading), 0) + 1
+            summary = piece.line_end < note.body_line  # read from the front matter (``Note.about``)
+            called = heading or (SUMMARY_NAME if summary else "")  # "Session 6 · Summary", and "Session 6" after it
+            named[section.page, called] = nth = named.get((section.page, called), 0) + 1
             chunks.append(
                 Chunk(
                     campaign=campaign,
                     source=note.source,
                     position=len(chunks),
                     text=full.text,
-                    name=_name(note, heading, section.page, nth),
+                    name=_name(note, called, section.page, nth),
                     heading=heading,
                     session=note.session,
                     campaign_no=note.campaign_no,
@@ -170,6 +172,7 @@ def chunk_note(note: Note, campaign: str, config: ChunkingConfig, secrets: Secre
                     session_from=note.session_from,
                     note_date=front_matter_text(note, "date") or played_on_by_name(note) or played_on_by_link(note),
                     world_date=front_matter_text(note, "world date", "world_date", "in-game date", "ingame date"),
+                    summary=summary,
                     visibility="gm" if secret_by else "player",
                     secret_by=secret_by,
                 )
@@ -229,6 +232,7 @@ def note_label(note: Note) -> str:
     return front.strip() if isinstance(front, str) and front.strip() else PurePosixPath(note.source).stem
 
 
+SUMMARY_NAME = "Summary"  # what a passage of the front matter's summary is called after its note's name
 ALIAS_KEYS = ("aliases", "alias", "aka", "a.k.a.", "also known as")
 
 

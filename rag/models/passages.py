@@ -41,6 +41,7 @@ OPTIONAL_FIELDS = {
     "secret_by": "",
     "note_date": "",
     "world_date": "",
+    "summary": False,
 }
 # Stored, but not part of the content hash: a note moved into a GM folder changes its passages' visibility
 # in place (Store.relabel), without embedding them again.
@@ -180,6 +181,8 @@ class Chunk:
     session_from: str = ""
     note_date: str = ""  # the note's front matter ``date:`` as written (the timeline parses what it can)
     world_date: str = ""  # front matter ``world date:`` / ``in-game date:``: the date in the story
+    # the note's front matter summary (``Note.about``): tells in brief what the note tells in full
+    summary: bool = False
     visibility: str = "player"  # "gm": never returned to the player view (Filters.view)
     secret_by: str = ""  # the rule that marked it ("GM folder", "#gm-only tag", "[!secret] callout", …)
 

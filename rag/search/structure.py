@@ -76,12 +76,13 @@ def reweigh(
 
 def told_elsewhere(chunk: Chunk, config: RetrievalConfig, ours: bool = False) -> float:
     """How much a passage counts for a question about what happened: a page's (``reference_weight``) or a scene's
-    retelling an earlier session (``retold_weight``) for less, each told where it happened too. Asked in the party's
+    retelling an earlier session, or the note's own summary in its front matter (``retold_weight``), for less, each
+    told where it happened too. Asked in the party's
     voice ("What reward did we get?"), a scene of the evening's own business (the show's announcements, the break,
     the questions to the cast) counts for ``table_talk_weight``: it tells what the players did, not their
     characters' story."""
     weight = config.reference_weight if chunk.is_reference else 1.0
-    if retells(chunk):
+    if retells(chunk) or chunk.summary:  # a note's front matter summary retells it too, in brief
         return weight * config.retold_weight
     return weight * config.table_talk_weight if ours and the_evening(chunk.heading) else weight
 
