@@ -26,7 +26,7 @@ from app.tables import (
     stages_run,
 )
 from rag.config import RetrievalConfig
-from rag.models import Answer, Chunk, Hit
+from rag.models import Answer, Chunk, Hit, format_session
 
 COLORS = {SHOWN: "#7b4f2c", "other": "#c9b79c", "threshold": "#b03a2e"}
 # What matched, one colour each: hues told apart with any colour vision (after Okabe and Ito) and, stacked side by
@@ -330,3 +330,19 @@ def cited_scores_figure(result: Answer) -> go.Figure:
         xaxis_title="retrieval score",
     )
     return fig
+
+
+def found_in(result: Answer, most: int = 3) -> str:
+    """Every session or page the answer quotes, in the order it quotes them ("Session 18", "Sessions 1 and 18",
+    "Session 3 and Mayor Dagult"), for the chat's "Found it in …": naming only the first, it said "Found it in
+    Session 1" over an answer whose deciding sentence came from Session 18, after a list of targets it quoted first.
+    More than ``most`` places: "your notes"."""
+    by_id = {h.chunk.id: h.chunk for h in result.hits}
+    cited = [by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id]
+    sessions = list(dict.fromkeys(format_session(c.session) for c in cited if c.session is not None))
+    pages = list(dict.fromkeys(c.title or c.source for c in cited if c.session is None))
+    if not cited or len(sessions) + len(pages) > most:
+        return "your notes"
+    places = [f"Session{'s' if len(sessions) > 1 else ''} {sessions[0]}", *sessions[1:]] if sessions else []
+    places += pages
+    return places[0] if len(places) == 1 else f"{', '.join(places[:-1])} and {places[-1]}"

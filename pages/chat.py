@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import CITED_CAPTION, cited_scores_figure, moved_out, why_figure, why_legend
+from app.charts import CITED_CAPTION, cited_scores_figure, found_in, moved_out, why_figure, why_legend
 from app.markdown import as_written
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -39,15 +39,7 @@ REFUSAL_WORDS = {  # the answerer's rules (kept in the trace and the answer snap
 def badge(result: Answer) -> str:
     """The answer's confidence in a player's words: where it was found, or how careful to be."""
     if result.confidence == "high":
-        by_id = {h.chunk.id: h.chunk for h in result.hits}
-        first = next((by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id), None)  # the lead's
-        if first is None:
-            where = "your notes"
-        elif first.session is not None:
-            where = f"Session {format_session(first.session)}"
-        else:
-            where = first.title or first.source
-        return f":green-badge[Found it in {as_written(where)}]"
+        return f":green-badge[Found it in {as_written(found_in(result))}]"
     if result.confidence == "medium":
         return ":orange-badge[Probably: check the passages below]"
     return ":gray-badge[Not sure: these passages may not answer it]"

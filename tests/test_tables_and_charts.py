@@ -10,6 +10,7 @@ import pytest
 
 from app.charts import (
     chunks_per_session_figure,
+    found_in,
     hits_per_session_figure,
     rank_movement_figure,
     score_distribution_figure,
@@ -18,7 +19,7 @@ from app.charts import (
 from app.tables import hits_frame
 from rag.config import load_config
 from rag.ingest.uploads import UploadError, notes_source, remember_source, safe_relpath, save_uploads, uploads_dir
-from rag.models import Chunk, Hit
+from rag.models import Answer, Chunk, Citation, Hit
 
 EXT = [".md", ".txt"]
 
@@ -350,3 +351,29 @@ def test_the_passage_the_second_look_put_out_of_the_list_is_named():
     assert moved_out(shown) == "The closer second look put below this list: a passage the first search had placed #1."
     assert moved_out([at("Camp", 1, 1), at("Road", 2, 2)]) is None  # nothing left the list
     assert moved_out([at("Camp", 1, 2, reranked=False)]) is None  # no second look ran
+
+
+def test_found_it_names_every_session_and_page_the_answer_quotes():
+    """The badge named only the first citation's session: "Found it in Session 1" over an answer whose deciding
+    sentence was from Session 18 (a list of targets quoted first)."""
+    hits = [hit(0, 1, {}, 0.9), hit(1, 18, {}, 0.8), hit(2, 5, {}, 0.7), hit(3, 7, {}, 0.6)]
+    page = Chunk(
+        campaign="c",
+        source="NPCs/Mayor.md",
+        position=0,
+        text="The mayor.",
+        name="Mayor",
+        title="Mayor",
+        kind="NPCs",
+        session=None,
+    )
+    hits.append(Hit(page, 0.5, 5, {}))
+
+    def said(*cited: Hit) -> str:
+        return found_in(Answer("q", "a", [Citation(h.chunk.name, h.chunk.id) for h in cited], hits, confidence="high"))
+
+    assert said(hits[1]) == "Session 18"
+    assert said(hits[0], hits[1], hits[0]) == "Sessions 1 and 18"  # in the order quoted, each once
+    assert said(hits[1], hits[4]) == "Session 18 and Mayor"
+    assert said(hits[0], hits[1], hits[2], hits[3]) == "your notes"  # too many to name
+    assert found_in(Answer("q", "a", [Citation("Session 9", None)], hits, confidence="high")) == "your notes"
