@@ -21,7 +21,7 @@ from rag.citations import attribute, check_citations, check_claims, claims_note
 from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages, fitting
 from rag.generators._decisions import load_decisions, with_rules
-from rag.models import Answer, Citation, Filters, Hit
+from rag.models import Answer, Citation, Filters, Hit, format_session
 from rag.names import names
 from rag.question import Question, read_question
 from rag.question.turns import answered_name, asked_of, session_mentions
@@ -324,7 +324,9 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
     if not hits:
         refusal = REFUSAL_EMPTY
     elif retrieval.unknown:  # "Who rules Whitestone?" over notes that never name it (rag.search.unknown_names)
-        trace["support_note"] = f"they never mention {retrieval.unknown[0]}"
+        cap = retrieval.filters.session_max  # "as of session 4": the notes up to it
+        upto = f"up to Session {format_session(cap)} " if cap is not None else ""
+        trace["support_note"] = f"{upto}they never mention {retrieval.unknown[0]}"
         refusal = f"{NOT_IN_NOTES}: {trace['support_note']}."
     elif support is not None and support < config.refusal_floor:
         refusal = f"{NOT_IN_NOTES}: {assessed.note}." if assessed.note else REFUSAL_WEAK

@@ -584,6 +584,8 @@ def test_last_time_questions_are_answered_where_the_notes_last_name_them(meeting
 
 
 RONIN = {
+    "Session 2.md": "# Session Start\n## Who Did We Meet?\n- Doji Nobinaru, the captain of the boat out of Lonely "
+    "Shore, and Matsu Mioko, who once dueled Gaoxing.\n",
     "Session 5.md": "# Session Start\n## The Inn\n- At the inn the party meets Koganshi Onotatsu, a masked ronin who "
     "rides for Unicorn lands.\n",
     "Session 8.md": "# Session Start\n## The Road\n- The first time we run into real trouble on the road, Onotatsu "
@@ -599,6 +601,9 @@ def test_first_time_questions_quote_where_the_notes_first_name_them(tmp_path):
         p.index(write_notes(tmp_path / "notes", RONIN), "demo")
         answer = p.answer("When did we first run into Onotatsu?", "demo")
         assert answer.text.startswith("First met in Session 5. [Session 5 · The Inn]")
+        # as of session 4 he is in no note yet: a player walk got "First named in Session 2", from a cast list
+        before = p.answer("When did we first run into Onotatsu?", "demo", filters=Filters(session_max=4))
+        assert before.refused and before.text == "The notes don't say: up to Session 4 they never mention Onotatsu."
     finally:
         p.close()
 

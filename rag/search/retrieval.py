@@ -214,10 +214,10 @@ class Retriever:
         best = min(kept, key=lambda h: h.rank, default=None)  # kept[0] is not the best in session order
         rerank = best.scores.get("rerank") if best is not None else None
         verdict = self.reranker.verdict(rerank) if self.reranker is not None and rerank is not None else None
+        # the alias table knows the names of every session: with "as of session N", of sessions the search may not read
+        whole = self.aliases is not None and filters.session_max is None and filters.session_min is None
         unknown = (
-            unknown_names(question, candidates, self.aliases.words if self.aliases is not None else frozenset())
-            if mode != "dense"
-            else []
+            unknown_names(question, candidates, self.aliases.words if whole else frozenset()) if mode != "dense" else []
         )
         spelt_as = self.aliases.spellings.spelt_as(text) if self._searches_spellings(mode) else {}
         return Retrieval(
