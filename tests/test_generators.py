@@ -345,6 +345,22 @@ def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
     assert answer.count("[Session 22 · Part 1]") == 1
 
 
+def test_a_quote_opening_with_a_pronoun_starts_at_the_sentence_that_says_who():
+    """ "Who gave us the papers through Scorpion lands?" had been answered "He offers to give us papers…" (a real
+    vault): the sentence before says who he is."""
+    text = (
+        "We rest at the inn for the night. We meet Bayushi Nagitane at the end of the day. He offers to give us "
+        "papers for passage through Scorpion lands."
+    )
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), SameMeaning(0.5))
+    answer = answer_text(gen, "Who gave us the papers through Scorpion lands?", [hit(text, 1, 1)])
+    assert "We meet Bayushi Nagitane at the end of the day. He offers to give us papers" in answer
+    assert "We rest at the inn" not in answer  # one sentence back, no more
+    named = "We rest at the inn for the night. Bayushi Nagitane offers to give us papers for passage. He smiles."
+    quoted = answer_text(gen, "Who offered us papers for passage?", [hit(named, 1, 1)]).split("\n\n")[-1]
+    assert quoted.startswith("Bayushi Nagitane offers")  # a sentence that names its subject stands alone
+
+
 def test_a_quote_never_stops_on_a_colon_and_quotes_the_list_it_introduces():
     """The list after "They want to ask:" is the oracle's questions; a quote that stopped on the colon (or
     dropped the questions, which never answer on their own) would leave the player with nothing."""

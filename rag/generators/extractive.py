@@ -11,6 +11,7 @@ missing from the best sentence, or the notes saying plainly that it is not known
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -229,10 +230,18 @@ class ExtractiveGenerator(Generator):
         return missing_detail(question, " ".join(quote_text(parts, s, run) for s, run in runs))
 
     def quoted(self, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
-        """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``)."""
+        """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``), from the
+        sentence before when the quote opens with a pronoun (``leans_back``) and no other quote shows that one."""
         parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
         taken = {(s.hit.chunk.id, s.order) for s in chosen}
-        return parts, [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
+        runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
+        shown = {(s.hit.chunk.id, order) for s, run in runs for order in run}
+        for s, run in runs:
+            place = (s.hit.chunk.id, s.order - 1)
+            if s.order and leans_back(s.text) and place not in shown and says_who(parts[s.hit.chunk.id][s.order - 1]):
+                run.insert(0, s.order - 1)
+                shown.add(place)
+        return parts, runs
 
     def typed_instead(self, question: Question, scored: list[Sentence], chosen: list[Sentence]) -> Sentence | None:
         """When no quote holds what the question asks for, the best sentence that does and picks nearly as well
@@ -312,6 +321,23 @@ class ExtractiveGenerator(Generator):
             if found:
                 return found, sentence
         return None
+
+
+# A sentence that opens with a personal pronoun ("He offers to give us papers…") says whom only in the one before
+_LEANS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|him|them)\b", re.IGNORECASE)
+
+
+def leans_back(sentence: str) -> bool:
+    """The sentence names its subject by a pronoun, so the sentence before says who: "We meet Bayushi Nagitane at
+    the end of the day. He offers to give us papers…" quoted from "He" answers "Who gave us the papers?" with a
+    pronoun (vault-l5r walk)."""
+    return bool(_LEANS_BACK.match(sentence))
+
+
+def says_who(before: str) -> bool:
+    """The sentence before can be quoted for whom a pronoun means: one that can answer (``answers``), not a line
+    introducing a list."""
+    return answers(before) and not before.rstrip().endswith(":")
 
 
 def owners(question: Question) -> tuple[str, ...]:
