@@ -95,6 +95,16 @@ def test_windows_1252_file_is_read_with_a_warning():
 # --- parse_note ------------------------------------------------------------------------------------
 
 
+def test_a_note_whose_name_and_front_matter_give_two_session_numbers_says_so():
+    """A real vault's "Session 20.md" says "session: 19": it is read as its name says, and the ingest report tells
+    the player why "What happened in session 19?" finds nothing."""
+    note = parse_note("---\nsession: 19\n---\nWe ride north.\n", "Sessions/Session 20.md", CFG)
+    assert note.session == 20
+    assert note.warnings == ("its front matter says session 19; it is Session 20, as its file name says",)
+    assert parse_note("---\nsession: 20\n---\nWe ride.\n", "Session 20.md", CFG).warnings == ()
+    assert parse_note("---\nsession: 4\n---\nWe ride.\n", "Notes/Road.md", CFG).session == 4  # no name to differ
+
+
 def test_title_falls_back_to_front_matter_then_file_stem():
     text = "---\ntitle: Night at the Inn\n---\nThe party sleeps.\n"
     assert parse_note(text, "Session 3.md", CFG).title == "Night at the Inn"

@@ -18,7 +18,7 @@ from rag.config import NotesConfig
 from rag.errors import ConfigError
 from rag.ingest.markdown import clean_inline
 from rag.ingest.secrets import folder_has_word
-from rag.models import Note, Session, page_kind
+from rag.models import Note, Session, format_session, page_kind
 
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 # "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
@@ -60,6 +60,12 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
     title = title or front_title
     session, campaign_no = session_from_name(source, config)
     session_from = ""
+    said, _, _ = session_from_text(front, [], config) if session is not None else (None, None, "")
+    if said is not None and said not in (session, session - config.session_offset):  # a renumbered note
+        warnings.append(
+            f"its front matter says session {format_session(said)}; it is Session {format_session(session)}, "
+            "as its file name says"
+        )
     if session is None:
         # last, "Session N" anywhere in the file name, as in a title: an Obsidian note's name is its title, and
         # players write it as they like ("2023-04-01 Session 12", "Session 3 The Heist", "session 3 notes")
