@@ -149,6 +149,27 @@ def test_a_recap_is_told_in_sentences_from_a_summarys_points_else_its_paragraphs
     ]
 
 
+def test_a_recap_tells_the_front_matters_summary_sentence_by_sentence(tmp_path):
+    """A session template's "summary:" is the note-taker's own choice of what mattered (a real vault's recap of
+    such a session had quoted a sword's description and skipped the kill)."""
+    summary = "We joined the conspiracy against Haruhisa. Nagitane offered papers through Scorpion lands."
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": f"---\nsummary: {summary}\n---\n## Road\n- It is a very nice sword, nothing special.\n"
+            "## Camp\n- We make camp by the river and keep watch.\n## Castle\n- The castle gates are shut to us.\n"
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    talk = TableTalk(chunks, entity_index(chunks), load_config().table_talk)
+    lines = recap_session(chunks, (0, 1), talk)
+    assert [(x.text, x.label) for x in lines][:2] == [
+        ("We joined the conspiracy against Haruhisa.", "Session 1 · Summary"),
+        ("Nagitane offered papers through Scorpion lands.", "Session 1 · Summary"),
+    ]
+    assert "It is a very nice sword, nothing special." not in [x.text for x in lines]
+
+
 def test_an_aside_in_parentheses_is_no_line_of_a_recap():
     """ "(sorry I didn't take good notes)", "(Note, the circlet was not something she made with him)": the note-taker
     talking to the reader, not the story; a sentence with a parenthesis inside it still tells."""

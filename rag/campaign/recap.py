@@ -2,7 +2,8 @@
 sentence or a bullet from that session's notes with its citation, in story order. No model writes anything:
 every line is the notes' own.
 
-Which lines: when the note has its own summary (a "New Information", "Summary", "Recap" or "TL;DR" section; not a
+Which lines: when the note has its own summary (its front matter's ``summary:``, every sentence of it; a "New
+Information", "Summary", "Recap" or "TL;DR" section; not a
 "Last Session Recap", which retells the session before), its points, since the note-taker already chose them (a
 "Session Summary" of paragraphs beside a list of "Key Events" is the whole session written up, ten sentences a
 paragraph, and the list says it shortly); a summary only in prose, each paragraph's opening sentence. Otherwise
@@ -84,7 +85,10 @@ def _summary(story: list[Chunk], told: Callable) -> list[RecapLine]:
     points beside one of paragraphs says the same shortly: the paragraphs are then left out."""
     sections: dict[str, list[tuple[Chunk, str]]] = {}
     for c in story:
-        if SUMMARY.search(c.heading):
+        if c.summary:  # the front matter's "summary:", brief by its nature: every sentence a point
+            points = [t for line in _lines(c) for t in sentences(line) if len(t.split()) >= 3 and told(c, t)]
+            sections.setdefault("", []).extend((c, t) for t in points)
+        elif SUMMARY.search(c.heading):
             lines = [line for line in _lines(c) if len(line.split()) >= 3 and told(c, line)]
             sections.setdefault(c.heading, []).extend((c, line) for line in lines)
     points = [
