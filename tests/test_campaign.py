@@ -637,6 +637,7 @@ def test_an_order_question_is_answered_from_those_sessions_and_says_so(tmp_path)
         before = pipeline.answer("What did we buy before we reached Omu?", "v")
         assert before.trace["filters"] == {"session_max": 1.0}
         assert {h.chunk.session for h in before.hits} == {1}
+        assert "never mention Omu" not in before.text  # the place tells when: the notes before it never name it
     finally:
         pipeline.close()
 

@@ -33,7 +33,10 @@ def unknown_names(question: Question, candidates: Iterable[Hit], known: Set[str]
     read whole or by a word written as a name (the module's docstring). Cheap when the table knows the name or a
     candidate holds it as written, as for nearly every question: only a name found nowhere has the candidates'
     words read for another spelling (bench query, docs/BENCHMARKS.md)."""
-    asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in question.asked_names]
+    # "before we reached Emberhold" tells when, not what is asked: searched before it, the notes never name it
+    when = norm(question.order.place) if question.order is not None else ""
+    names = [n for n in question.asked_names if norm(n) != when]
+    asked = [(n, [w for w in norm_words(n) if w not in STOPWORDS and len(w) > 2]) for n in names]
     asked = [(n, words) for n, words in asked if words and not any(w in known for w in words)]
     if not asked:
         return []
