@@ -156,14 +156,19 @@ def without_empty(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame
 def chunk_session(chunk: Chunk) -> str:
     """The session and where its number came from ("12 (from subject)"); without one, where the passage is
     from instead of a bare "no session": the mail's sender and date, the folder of a page ("no session: a page in
-    NPCs"), or the file. The preview shows one file's passages, so its name would only say it again."""
+    NPCs", "a PDF in Handouts"), or the file. The preview shows one file's passages, so its name would only say it again."""
     if chunk.session is not None:
         origin = f" (from {chunk.session_from})" if chunk.session_from else ""
         return format_session(chunk.session) + origin
     if chunk.sender:
         return f"{NO_SESSION}: mail from {chunk.sender}" + (f", {chunk.date}" if chunk.date else "")
     in_folder = "/" in chunk.source  # its kind is that folder's name; a top-level file is named
-    return f"{NO_SESSION}: " + (f"a page in {chunk.kind}" if in_folder else chunk.source)
+    return f"{NO_SESSION}: " + (f"{_A_FILE[chunk.file_type]} in {chunk.kind}" if in_folder else chunk.source)
+
+
+# What a file is called in "no session: a PDF in Handouts": a PDF's "page" column holds its pages, so "a page in
+# Handouts" read as one of them
+_A_FILE = {"markdown": "a page", "pdf": "a PDF", "email": "a mail", "html": "a web page", "docx": "a document"}
 
 
 def chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:

@@ -265,6 +265,17 @@ def test_a_chunk_without_a_session_says_where_it_is_from(tmp_path):
         campaign="demo", source="Deities/Bahamut.md", position=0, text="A god.", name="Bahamut", kind="Deities"
     )
     assert chunks_frame([page])["session"].tolist() == ["no session: a page in Deities"]  # not its file again
+    handout = Chunk(
+        campaign="demo",
+        source="Handouts/Map.pdf",
+        position=0,
+        text="A map.",
+        name="Map, p. 1",
+        kind="Handouts",
+        page=1,
+        file_type="pdf",
+    )
+    assert chunks_frame([handout])["session"].tolist() == ["no session: a PDF in Handouts"]  # its pages: "page"
 
 
 # -- the chunk model ---------------------------------------------------------------------------------------------
