@@ -337,8 +337,7 @@ def found_in(result: Answer, most: int = 3) -> str:
     "Session 3 and Mayor Dagult"), for the chat's "Found it in …": naming only the first, it said "Found it in
     Session 1" over an answer whose deciding sentence came from Session 18, after a list of targets it quoted first.
     More than ``most`` places: "your notes"."""
-    by_id = {h.chunk.id: h.chunk for h in result.hits}
-    cited = [by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id]
+    cited = result.cited
     sessions = list(dict.fromkeys(format_session(c.session) for c in cited if c.session is not None))
     pages = list(dict.fromkeys(c.title or c.source for c in cited if c.session is None))
     if not cited or len(sessions) + len(pages) > most:

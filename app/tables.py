@@ -156,7 +156,8 @@ def without_empty(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame
 def chunk_session(chunk: Chunk) -> str:
     """The session and where its number came from ("12 (from subject)"); without one, where the passage is
     from instead of a bare "no session": the mail's sender and date, the folder of a page ("no session: a page in
-    NPCs", "a PDF in Handouts"), or the file. The preview shows one file's passages, so its name would only say it again."""
+    NPCs", "a PDF in Handouts"), or the file. The preview shows one file's passages, so its name would only say it
+    again."""
     if chunk.session is not None:
         origin = f" (from {chunk.session_from})" if chunk.session_from else ""
         return format_session(chunk.session) + origin

@@ -83,13 +83,10 @@ def show_turn(turn: dict, i: int, retrieval: RetrievalConfig, can_ask: bool) -> 
 def show_citations(result: Answer) -> None:
     """Each cited passage as a chip that opens it. A citation that names no passage given is said once, in the
     answer's own last lines (``rag.citations.check_citations``), not again here."""
-    by_id = {h.chunk.id: h.chunk for h in result.hits}
-    seen: set[str] = set()
-    resolved = [c for c in result.citations if c.chunk_id in by_id and not (c.chunk_id in seen or seen.add(c.chunk_id))]
+    resolved = list({chunk.id: chunk for chunk in result.cited}.values())  # each passage once, as first cited
     if resolved:
         columns = st.columns(min(len(resolved), 4))
-        for i, citation in enumerate(resolved):
-            chunk = by_id[citation.chunk_id]
+        for i, chunk in enumerate(resolved):
             # a label wraps: cut to one line, four scenes of one evening read "Session 26 · The …" alike
             chip = columns[i % len(columns)].popover(
                 chunk.name, icon=":material/menu_book:", width="stretch", wrap=True

@@ -63,9 +63,9 @@ class Spellings:
         word counts as a name when the notes use it as one or the text capitalises it past its first word. A name
         one letter from one the notes write (``misspelt``) maps to that one; a name the notes never write, and no
         word of the dictionary, to the notes' name that sounds the same (``sounds_alike``); a name the notes write
-        only with other marks over its letters, to theirs ("Juro" → "Jurō", ``marked``, however short). A text typed without
-        capitals, as a chat often is ("who is clarrota?", ``rag.names.typed_without_capitals``), shows its names only
-        by being no word of the dictionary."""
+        only with other marks over its letters, to theirs ("Juro" → "Jurō", ``marked``, however short). A text
+        typed without capitals, as a chat often is ("who is clarrota?", ``rag.names.typed_without_capitals``), shows
+        its names only by being no word of the dictionary."""
         out: dict[str, str] = {}
         said = {m.group(1).casefold() for m in cased_words(text)}
         uncapitalised = typed_without_capitals(text)
@@ -91,21 +91,17 @@ class Spellings:
 
     def marked(self, key: str) -> str | None:
         """The notes' name that is ``key`` with other marks over its letters (``rag.names.without_marks``): "jurō" for
-        "juro", the most written when several are; None when there is none."""
-        letters = without_marks(key)
-        same = [w for w in self._by_letters.get(letters, []) if w != key]
-        if letters != key and letters in self.names:  # "Jurō" asked of notes that write "Juro"
-            same.append(letters)
+        "juro", "juro" for "jurō", the most written when several are; None when there is none."""
+        same = [w for w in self._by_letters.get(without_marks(key), ()) if w != key]
         return min(same, key=lambda w: (-self.names[w], w)) if same else None
 
     @cached_property
     def _by_letters(self) -> dict[str, list[str]]:
-        """The notes' names written with marks over their letters, by their letters without them (and any name
-        without marks that shares its letters with one): derived on the first question that needs it."""
+        """The notes' names by their letters without marks: derived on the first question that needs it."""
         letters: dict[str, list[str]] = {}
         for name in self.names:
             letters.setdefault(without_marks(name), []).append(name)
-        return {k: names for k, names in letters.items() if len(names) > 1 or names[0] != k}
+        return letters
 
     def sounds_alike(self, key: str) -> list[str]:
         """The notes' names that sound like ``key`` when ``key`` is no word of the dictionary: the same consonants

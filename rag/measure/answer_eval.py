@@ -134,15 +134,12 @@ def score_answer(q, result) -> dict[str, Any]:
         row["answer_f1"] = 0.0 if result.refused else round(token_f1(said(result.text), q.answer), 4)
     text = norm(result.text)
     row["has_evidence"] = float(not result.refused and any(norm(e) and norm(e) in text for e in q.evidence))
-    by_id = {h.chunk.id: h.chunk for h in result.hits}
+    cited = result.cited
     if q.evidence:
-        cited = [by_id[c.chunk_id] for c in result.citations if c.chunk_id in by_id]
         row["cited_evidence"] = float(not result.refused and any(supports(chunk, q) for chunk in cited))
     if not result.refused and q.evidence:
         row["citations"] = len(result.citations)
-        row["citations_supporting"] = sum(
-            1 for c in result.citations if c.chunk_id in by_id and supports(by_id[c.chunk_id], q)
-        )
+        row["citations_supporting"] = sum(1 for chunk in cited if supports(chunk, q))
     return row
 
 

@@ -114,6 +114,13 @@ class Answer:
             raise ValueError("Answer.confidence is high, medium or low")
 
     @property
+    def cited(self) -> list[Chunk]:
+        """The passages its citations name, in the order it cites them (a passage cited twice is here twice); a
+        citation that names no passage it was given is left out (``rag.citations.check_citations`` says so)."""
+        by_id = {h.chunk.id: h.chunk for h in self.hits}
+        return [by_id[c.chunk_id] for c in self.citations if c.chunk_id in by_id]
+
+    @property
     def borrowed(self) -> dict[str, Any] | None:
         """The follow-up rewrite (``trace["rewrite"]``) when the question borrowed from the earlier turn, else None."""
         rewrite = self.trace.get("rewrite") or {}
