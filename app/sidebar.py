@@ -72,11 +72,14 @@ def kept(key: str, default) -> None:
     """A widget that is only drawn while another control allows it ("Other wordings to search" under "Expand the
     question", a keyword weight per search mode) keeps its value while it is hidden: Streamlit forgets the value
     of a widget a run did not draw, so the value is kept beside it and put back when it is drawn again (it went
-    back to its default)."""
+    back to its default). The value is also set again on every run, as Streamlit's docs advise ("Widget
+    behavior"): after a question had been answered, a hidden slider drawn again showed its minimum in the browser
+    while the search used the kept value (the value was still in place as the widget's own, which the browser is
+    not sent)."""
     ss = st.session_state
     shadow = f"_kept_{key}"
     if key in ss:
-        ss[shadow] = ss[key]
+        ss[key] = ss[shadow] = ss[key]
     else:
         ss[key] = ss.get(shadow, default)
 

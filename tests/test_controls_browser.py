@@ -1,0 +1,60 @@
+"""The sidebar's settings keep what the player set, in a real browser: a slider hidden while another control
+does not use it ("Weight of exact words" and each search mode's minimum score, in Advanced) shows the value it
+had when it is drawn again, also after a question was answered in between. AppTest kept the values all along; only
+the browser showed the slider at its minimum."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import SLOW, app_page, settle
+from tests.helpers import write_vault
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("controls-browser")
+    with app_page(tmp, CHRONICLER_NOTES_DIR=str(write_vault(tmp / "vault"))) as pg:
+        yield pg
+
+
+def shown(page, label: str) -> str:
+    """The value a sidebar slider shows (its thumb's label)."""
+    slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]', has_text=label)
+    return slider.locator('[data-testid="stSliderThumbValue"]').inner_text()
+
+
+def nudge(page, label: str, steps: int) -> None:
+    slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]', has_text=label).get_by_role("slider")
+    slider.focus()
+    for _ in range(steps):
+        slider.press("ArrowRight")
+    settle(page)
+
+
+def test_a_hidden_slider_shows_its_value_again_after_a_question(page):
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("textbox", name="Ask about your campaign…")
+    expect(box).to_be_enabled(timeout=SLOW)  # the notes are read on first start
+    settle(page)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator("summary", has_text="Advanced").click()
+    nudge(page, "Weight of exact words", 3)
+    nudge(page, "Minimum score", 4)
+    weight, minimum = shown(page, "Weight of exact words"), shown(page, "Minimum score")
+    assert float(weight) > 0 and float(minimum) > 0, (weight, minimum)
+
+    sidebar.get_by_text("Meaning (dense)").click()  # both sliders of the hybrid search are hidden
+    settle(page)
+    expect(sidebar.get_by_text("Weight of exact words")).to_have_count(0)
+    box.fill("Who gave us the map of the mines?")
+    box.press("Enter")
+    expect(page.locator('[data-testid="stChatMessage"]').nth(1)).to_contain_text("Session", timeout=SLOW)
+    settle(page)
+
+    sidebar.get_by_text("Both (hybrid)").click()
+    settle(page)
+    assert (shown(page, "Weight of exact words"), shown(page, "Minimum score")) == (weight, minimum)
