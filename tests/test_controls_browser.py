@@ -1,22 +1,32 @@
-"""The sidebar's settings keep what the player set, in a real browser: a slider hidden while another control
-does not use it ("Weight of exact words" and each search mode's minimum score, in Advanced) shows the value it
-had when it is drawn again, also after a question was answered in between. AppTest kept the values all along; only
-the browser showed the slider at its minimum."""
+"""What a player sets and reads around an answer, in a real browser, where AppTest cannot see it: a sidebar
+slider hidden while another control does not use it ("Weight of exact words" and each search mode's minimum score,
+in Advanced) shows the value it had when it is drawn again, also after a question was answered in between (AppTest
+kept the values all along; the browser showed the slider at its minimum); and a citation chip shows its whole
+label, however narrow its column."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.browser import SLOW, app_page, settle
-from tests.helpers import write_vault
+from tests.helpers import VAULT, write_notes
 
 pytestmark = pytest.mark.browser
+
+
+# two scenes of one evening whose names differ only past what one line of a chip holds
+LONG_SCENES = {
+    "Session 4.md": "# Session Start\n## The long road back from the mines to the Sunken Tavern of Kraghammer\n"
+    "- Nostoc pays the party fifty gold for finding the missing miners.\n"
+    "## The long road back from the mines, and the duergar waiting on it\n"
+    "- Nostoc pays for the duergar ambush with a second purse of gold.\n",
+}
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("controls-browser")
-    with app_page(tmp, CHRONICLER_NOTES_DIR=str(write_vault(tmp / "vault"))) as pg:
+    with app_page(tmp, CHRONICLER_NOTES_DIR=str(write_notes(tmp / "vault", VAULT | LONG_SCENES))) as pg:
         yield pg
 
 
@@ -58,3 +68,24 @@ def test_a_hidden_slider_shows_its_value_again_after_a_question(page):
     sidebar.get_by_text("Both (hybrid)").click()
     settle(page)
     assert (shown(page, "Weight of exact words"), shown(page, "Minimum score")) == (weight, minimum)
+
+
+def test_citation_chips_show_their_whole_label(page):
+    """Four chips share the answer's width: a label cut to one line reads "Session 1 · The …" for every scene of
+    one evening."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("textbox", name="Ask about your campaign…")
+    expect(box).to_be_enabled(timeout=SLOW)
+    box.fill("How much did Nostoc pay the party?")
+    box.press("Enter")
+    answer = page.locator('[data-testid="stChatMessage"]').last
+    expect(answer).to_contain_text("Session", timeout=SLOW)
+    settle(page)
+    chips = answer.locator('[data-testid="stPopover"] button')
+    assert chips.count() >= 2
+    for i in range(chips.count()):
+        cut = chips.nth(i).evaluate(
+            "b => [b, ...b.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1).length"
+        )
+        assert cut == 0, chips.nth(i).inner_text()
