@@ -17,6 +17,9 @@ from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
 
 # "was hired", "has been sent", "got hired": the subject is not the one who did it
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
+# ...nor is it when the verb is followed by its doer: "was pulled off his horse and nearly killed by another samurai"
+# ("stood by him" stands beside someone: a pronoun after "by" is no doer named)
+_BY_AFTER = re.compile(r"\s+(?:[a-z]+ly\s+)?by\s+(?!(?:him|her|them|me|us|it|you)\b)", re.I)
 # "Percy does not know if his sister died": a clause of its own between a name and the verb has its own subject;
 # a relative "who" stands for the noun right before it ("poachers who betrayed her", "Vax, who stabs it")
 _OPENS_CLAUSE = r"if|whether|because|although|though|unless|since|who|whom|which"
@@ -160,7 +163,7 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
         return 0 <= at < said.start() and bool(_RELATIVE.fullmatch(between) or not _CLAUSE.search(between))
 
     before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
-    passive = _PASSIVE.search(sentence[: said.start()])
+    passive = _PASSIVE.search(sentence[: said.start()]) or _BY_AFTER.match(sentence, said.end())
     if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
         if passive:
             return before
