@@ -22,7 +22,6 @@ from rag.config import AnswerConfig
 from rag.generators import NOT_IN_NOTES, Generator, History, Support, build_messages, fitting
 from rag.generators._decisions import load_decisions, with_rules
 from rag.models import Answer, Citation, Filters, Hit, format_session
-from rag.names import names
 from rag.question import Question, read_question
 from rag.question.turns import answered_name, asked_of, session_mentions
 from rag.search.retrieval import Retrieval
@@ -108,17 +107,21 @@ def holds_evidence(signals: dict[str, float], support: float | None, note: str |
     return decisions.probability("holds_evidence", with_rules(signals, support, note)) if decisions else None
 
 
-def offline_rewrite(question: Question, history: History) -> tuple[str, list[str]]:
+def offline_rewrite(
+    question: Question, history: History, read: Callable[[str], Question] = read_question
+) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
     that had any (or, for a "who" question that named no one, the name its answer gave: ``answered_name``): the one
     name it gave in place of "she", "him" or "his" ("What did Kima do next?", ``asked_of``),
     else in brackets after it ("What did they find? (session 5)"). Only questions that lean on the past
-    (``Question.leans_back``) are touched."""
+    (``Question.leans_back``) are touched. An earlier question's names are those the campaign reads in it
+    (``read``, as ``Pipeline.reader`` reads every question): "who is halia", typed without capitals, names Halia,
+    and "and what did she do next?" asks what Halia did."""
     if not history or not question.leans_back:
         return question.text, []
     own = {n.casefold() for n in question.names}
     for previous, answered in reversed(history):
-        people = list(dict.fromkeys(n for n in names(previous) if n.casefold() not in own))
+        people = list(dict.fromkeys(n for n in read(previous).names if n.casefold() not in own))
         if not people and (whom := answered_name(previous, answered)):
             people = [whom] if whom.casefold() not in own else []  # "Who didn't we trust?" → "Kima."
         sessions = [] if question.session_mentions else list(session_mentions(previous))
@@ -206,7 +209,7 @@ def standalone_question(
         llm = generator.rewrite(question, history)
         if llm:
             return read(llm), {"standalone": llm, "method": "llm", "carried": []}
-        standalone, carried = offline_rewrite(question, history)
+        standalone, carried = offline_rewrite(question, history, read)
         if carried:
             return read(standalone), {"standalone": standalone, "method": "offline", "carried": carried}
     return question, {"standalone": question.text, "method": "none", "carried": []}

@@ -18,7 +18,7 @@ from rag.measure.questions import GoldQuestion
 from rag.measure.report import render_answers
 from rag.models import Answer, Chunk, Filters, Hit
 from rag.pipeline import Pipeline
-from rag.question import read_question
+from rag.question import Question, read_question
 from tests.fakes import FakeEmbedder, FakeGenerator
 from tests.helpers import write_notes, write_vault
 
@@ -339,6 +339,16 @@ def test_offline_rewrite_carries_names_and_session():
     assert offline_rewrite(read_question("What did she do next?"), quoted)[0] == "What did Kima do next? (session 5)"
     refused = [*kima_in_5, ("Who didn't we trust?", "The notes don't say: no passage found says so.")]
     assert offline_rewrite(read_question("What did she do next?"), refused)[0] == "What did Kima do next? (session 5)"
+
+    # an earlier question typed without capitals names whom the campaign writes as a name, as the question did
+    def campaign(text: str) -> Question:
+        return read_question(text, {"halia": True})
+
+    halia = [("who is halia", "Halia: the godmother of Qelline's kids. [Session 3]")]
+    assert offline_rewrite(campaign("and what did she do next?"), halia, campaign) == (
+        "and what did Halia do next?",
+        ["Halia"],
+    )
 
 
 @pytest.mark.parametrize(
