@@ -426,6 +426,27 @@ def test_a_quest_named_for_someone_is_not_called_by_their_first_name(tmp_path):
     assert (quest.first_seen, quest.mentions) == ("Session 2", 1)
 
 
+def test_a_title_several_names_begin_with_is_nobodys_other_name(tmp_path):
+    """A note-taker links a title to the one it means there ("the [[Burgomaster Vargas|Burgomaster]]"); the notes'
+    other burgomasters keep their own scenes, and Vargas is first seen where the notes first name him. A name
+    that begins several names ("Velakki Orphanage", "Velakki Gate"), never written in lower case, is its own."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Barovia\n- We meet [[Burgomaster Ismark Koylanovich]], the burgomaster here.\n"
+            "- Burgomaster Ismark sends us to [[Town of Velakki|Velakki]].\n",
+            "Session 2.md": "## Velakki\n- The [[Burgomaster Vargas Velokovich|Burgomaster]] has us arrested.\n"
+            "- We visit the [[Velakki Orphanage]] and the [[Velakki Gate]].\n",
+            "Session 3.md": "## Kresk\n- [[Burgomaster Dimitri Kreskov]] lets us in.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    cast = {e.name: (e.first_seen, e.mentions, e.aliases) for e in entity_index(chunks)}
+    assert cast["Burgomaster Vargas Velokovich"] == ("Session 2", 1, [])
+    assert cast["Burgomaster Ismark Koylanovich"][:2] == ("Session 1", 1)
+    assert cast["Town of Velakki"][2] == ["Velakki"]
+
+
 def test_a_quests_done_or_failed_mark_is_no_part_of_its_name(tmp_path):
     """Note-takers mark a quest's file done or failed ("✓ Find Leosin", "✗ The Greenest Mill"); People & places
     names the quest, and still finds the sessions linking its file."""

@@ -198,6 +198,22 @@ def _join_misspelt(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> 
 _EPITHET = re.compile(r" (?:the|of|von|van|de|du|del|da|di) \S")  # "Harshnag the Grimm", "Lady Kima of Vord"
 
 
+def titles_of(names: Iterable[str], texts: Sequence[str]) -> set[str]:
+    """The words that begin two or more of the campaign's names (``key`` forms) and that the notes also write in
+    lower case, as a word of the language: a title or a rank ("Burgomaster Ismark Koylanovich", "Burgomaster
+    Dimitri Kreskov", "the burgomaster"). Such a word alone names none of them: a link
+    "[[Burgomaster Vargas|Burgomaster]]" says whom that sentence means, and read as his other name every
+    burgomaster's scene was counted as his (vault-cos-bahodge). A name that begins several ("Velakki Orphanage",
+    "Desmond Altham") is never written in lower case, and stays a name."""
+    begun: dict[str, set[str]] = {}
+    for name in set(names):
+        words = name.split()
+        if len(words) > 1:
+            begun.setdefault(words[0], set()).add(name)
+    shared = {head for head, named in begun.items() if len(named) > 1 and head.isalpha()}
+    return {head for head in shared if any(re.search(rf"(?<![\w'’-]){head}(?![\w'’-])", t) for t in texts)}
+
+
 def _join_short_names(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> None:
     """A linked name with no page of its own joins the one page whose name is it with an epithet or a title after
     ("[[Harshnag]]" and the page "Harshnag the Grimm"): players link the short name and title the page in full.
@@ -236,14 +252,16 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
         stated = set.intersection(*({(s, t) for s, t in c.aliases if _key(t) in own_names} for c in passages))
         for shown, _ in stated:
             names.join(names.add(shown, 0), page)
-    # A link's shown text may name its page ("[[Scanlan Shorthalt|Scanlan]]"): one name for one page only
+    # A link's shown text may name its page ("[[Scanlan Shorthalt|Scanlan]]"): one name for one page only, and
+    # never a title that begins several of the campaign's names (``titles_of``)
+    shared = titles_of([*pages, *(_key(t) for c in chunks for t in c.entities)], [c.text for c in chunks])
     links: dict[str, Counter] = {}
     said: dict[str, Counter] = {}  # a shown name's key → how it is written, and how often
     for c in chunks:
         for target in c.entities:
             names.add(target)
         for shown, target in c.aliases:
-            if is_name(shown) and (s := _key(own(shown))) != _key(target):
+            if is_name(shown) and (s := _key(own(shown))) != _key(target) and s not in shared:
                 said.setdefault(s, Counter())[own(shown)] += 1
                 links.setdefault(s, Counter())[target] += 1
     single = {s: page for s, targets in links.items() if s not in pages and (page := _mostly(targets))}
