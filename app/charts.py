@@ -7,7 +7,7 @@ and stage names come from ``app.tables``, so a chart and the table beside it alw
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -67,25 +67,33 @@ def _wrapped(name: str, notes: Sequence[str] = (), width: int = LABEL_CHARS) -> 
     return head + "<br>" + " · ".join([scene, *notes]) if scene else full
 
 
-def moved_out(hits: Sequence[Hit], candidates: Sequence[Hit] = ()) -> str | None:
+def moved_out(hits: Sequence[Hit], placed: Mapping[int, tuple[str, int]] | None = None) -> str | None:
     """The sentence naming the passages the closer second look put below the list, or None when it moved none
     out. The chart names where each shown passage came from ("moved up from #2"); without this, the passage
-    the search had put first could leave the list with nothing saying so. ``candidates`` (every passage
-    searched, with its rank after the second look) names them; without them their first places are said."""
+    the search had put first could leave the list with nothing saying so. ``placed`` (the first search's place of
+    every passage searched → its name and its place after the second look: ``first_places``) names them;
+    without it their first places are said."""
     before = {h.ranks["first_stage"] for h in hits if "rerank" in h.scores and "first_stage" in h.ranks}
     if not before:  # no second look ran
         return None
     gone = [place for place in range(1, len(hits) + 1) if place not in before]
     if not gone:
         return None
-    by_place = {h.ranks["first_stage"]: h for h in candidates if "first_stage" in h.ranks}
+    placed = placed or {}
     named = [
-        f"{by_place[p].chunk.name} (was #{p}, now #{by_place[p].rank})"
-        if p in by_place
+        f"{placed[p][0]} (was #{p}, now #{placed[p][1]})"
+        if p in placed
         else f"a passage the first search had placed #{p}"
         for p in gone
     ]
     return "The closer second look put below this list: " + "; ".join(named) + "."
+
+
+def first_places(candidates: Sequence[Hit] | Sequence[dict]) -> dict[int, tuple[str, int]]:
+    """The first search's place of each passage searched → (its name, its place after the second look): from the
+    search's candidates, or from an answer's run record, which keeps them as rows (``Hit.as_dict``)."""
+    rows = (c.as_dict() if isinstance(c, Hit) else c for c in candidates)
+    return {r["ranks"]["first_stage"]: (r["name"], r["rank"]) for r in rows if "first_stage" in r.get("ranks", {})}
 
 
 def why_figure(

@@ -10,7 +10,15 @@ from __future__ import annotations
 import streamlit as st
 
 from app import routing, sidebar, state, story
-from app.charts import CITED_CAPTION, cited_scores_figure, found_in, moved_out, why_figure, why_legend
+from app.charts import (
+    CITED_CAPTION,
+    cited_scores_figure,
+    first_places,
+    found_in,
+    moved_out,
+    why_figure,
+    why_legend,
+)
 from app.markdown import as_written
 from rag.config import RetrievalConfig
 from rag.errors import CampaignNotFoundError, ChroniclerError
@@ -128,7 +136,7 @@ def show_why(result: Answer, key: str, retrieval: RetrievalConfig) -> None:
             st.plotly_chart(figure, width="stretch", config=PLOT, key=f"why_{key}")
             st.markdown(why_legend(figure), unsafe_allow_html=True)
             st.caption(CITED_CAPTION)
-            if out := moved_out(result.hits):
+            if out := moved_out(result.hits, first_places(trace.get("hits") or [])):
                 st.caption(out)
     with advanced:
         for text in (trace.get("queries") or [])[1:]:  # other wordings: the words of the best passages, or a model's

@@ -10,6 +10,7 @@ import streamlit as st
 from app import routing, sidebar, state
 from app.charts import (
     WHY_CAPTION,
+    first_places,
     hits_per_session_figure,
     moved_out,
     rank_movement_figure,
@@ -125,7 +126,7 @@ if hits:
     st.plotly_chart(figure, width="stretch", config=PLOT, key="chart_why")
     st.markdown(why_legend(figure), unsafe_allow_html=True)
     st.caption(WHY_CAPTION)
-    if out := moved_out(hits, candidates):
+    if out := moved_out(hits, first_places(candidates)):
         st.caption(out)
 advanced = st.expander("Advanced: every search stage and candidate", icon=":material/tune:")
 if result.queries[1:]:  # the offline wording is the best passages' shared words, not a question a player asks

@@ -338,7 +338,7 @@ def test_an_upload_names_the_files_it_did_not_read_but_not_a_vaults_pictures():
 
 def test_the_passage_the_second_look_put_out_of_the_list_is_named():
     """All five bars said "moved up" and the search's first passage had left the list with nothing saying so."""
-    from app.charts import moved_out
+    from app.charts import first_places, moved_out
 
     def at(name: str, rank: int, before: int, reranked: bool = True) -> Hit:
         chunk = Chunk(campaign="c", source=f"{name}.md", position=0, text=name, name=name)
@@ -347,7 +347,12 @@ def test_the_passage_the_second_look_put_out_of_the_list_is_named():
 
     shown = [at("Camp", 1, 2), at("Road", 2, 3)]
     candidates = [*shown, at("Tavern", 3, 1)]
-    assert moved_out(shown, candidates) == "The closer second look put below this list: Tavern (was #1, now #3)."
+    assert moved_out(shown, first_places(candidates)) == (
+        "The closer second look put below this list: Tavern (was #1, now #3)."
+    )
+    # the chat reads them from the answer's run record, which keeps the candidates as rows
+    rows = [h.as_dict() for h in candidates]
+    assert moved_out(shown, first_places(rows)) == moved_out(shown, first_places(candidates))
     assert moved_out(shown) == "The closer second look put below this list: a passage the first search had placed #1."
     assert moved_out([at("Camp", 1, 1), at("Road", 2, 2)]) is None  # nothing left the list
     assert moved_out([at("Camp", 1, 2, reranked=False)]) is None  # no second look ran
