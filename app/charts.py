@@ -319,12 +319,18 @@ def chunks_per_session_figure(chunks: Sequence[Chunk]) -> go.Figure:
 
 
 def cited_scores_figure(result: Answer) -> go.Figure:
-    """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour."""
+    """The passages the answer was given, best first, by retrieval score; cited ones in the accent colour. A score
+    below zero (the reranker's) is drawn from the lowest one, so that the best passage has the longest bar: drawn
+    from zero, the worst passage's ran furthest and looked best."""
     cited = {c.chunk_id for c in result.citations if c.chunk_id}
     hits = list(reversed(result.hits))
+    scores = [h.score for h in hits]
+    low = min(scores, default=0.0)
+    base = 0.0 if low >= 0 else low - 0.05 * ((max(scores) - low) or 1.0)
     fig = go.Figure(
         go.Bar(
-            x=[h.score for h in hits],
+            x=[s - base for s in scores],
+            base=base,
             y=[f"#{h.rank} {h.chunk.name}" for h in hits],
             orientation="h",
             marker_color=[COLORS[SHOWN] if h.chunk.id in cited else COLORS["other"] for h in hits],

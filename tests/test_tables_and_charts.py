@@ -382,3 +382,16 @@ def test_found_it_names_every_session_and_page_the_answer_quotes():
     assert said(hits[1], hits[4]) == "Session 18 and Mayor"
     assert said(hits[0], hits[1], hits[2], hits[3]) == "your notes"  # too many to name
     assert found_in(Answer("q", "a", [Citation("Session 9", None)], hits, confidence="high")) == "your notes"
+
+
+def test_the_best_passage_has_the_longest_bar_whatever_the_scale():
+    """The reranker scores below zero: drawn from zero, the worst passage's bar ran furthest and looked best."""
+    from app.charts import cited_scores_figure
+
+    for scores in ((-0.2, -1.1, -3.0), (0.9, 0.5, 0.1)):
+        hits = [hit(i, i + 1, {}, s) for i, s in enumerate(scores)]
+        bar = cited_scores_figure(Answer("q", "a", [], hits)).data[0]
+        length = {y: abs(x) for y, x in zip(bar.y, bar.x, strict=True)}  # how long it is drawn
+        assert length["#1 Session 1 · Part 1"] > length["#2 Session 2 · Part 2"] > length["#3 Session 3 · Part 3"]
+        ends = sorted(bar.base + x for x in bar.x) if bar.base is not None else sorted(bar.x)
+        assert ends == pytest.approx(sorted(scores))  # the axis still reads each passage's own score
