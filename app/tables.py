@@ -8,6 +8,7 @@ read as "scored badly" when the truth is "was not asked".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 import pandas as pd
 
@@ -39,6 +40,7 @@ MATCH_LABELS = {
 MODE_STAGES = {"dense": ("dense",), "keyword": ("keyword",), "hybrid": ("dense", "keyword", "fused")}
 SHOWN, BELOW, BEYOND = "shown", "below threshold", "not in top-k"
 NO_SESSION = "no session"
+EMPTY_NAMED = 3  # notes with nothing written in them, named in the Ingest page's line; more are counted
 
 
 def session_label(session) -> str:
@@ -284,8 +286,12 @@ def ingest_summary(report: IndexReport, view: str) -> str:
     hidden = 0 if view == "gm" else report.gm_only
     shown = [f for f in report.per_file if f.status not in ("skipped", "deleted")]
     readable = [f for f in shown if f.chunks - (0 if view == "gm" else f.gm_only) > 0]
-    empty = sum(1 for f in shown if f.chunks == 0)
-    extra = f" ({empty} more had nothing to index)" if empty else ""
+    empty = [PurePosixPath(f.source).name for f in shown if f.chunks == 0]
+    extra = ""
+    if empty:  # named: "1 more had nothing to index" left a player to find which, in words of the engine room
+        more = f", and {len(empty) - EMPTY_NAMED} more" if len(empty) > EMPTY_NAMED else ""
+        has = "has" if len(empty) == 1 else "have"
+        extra = f" ({', '.join(empty[:EMPTY_NAMED])}{more} {has} nothing written to search yet)"
     kept = report.unchanged - (0 if view == "gm" else report.unchanged_gm)
     already = f" {kept} of them were already read." if kept and report.embedded else ""
     if report.remodelled:

@@ -64,7 +64,7 @@ def test_a_note_with_nothing_to_search_is_said_to_be_empty():
     """A checklist never filled in is read, but gives no passage: the table says "empty", not "unchanged"."""
     at = start("pages/ingest.py")
     upload(at, [("My Vault.zip", vault_zip({"To do.md": b"- [ ]\n- [ ]\n"}))])
-    assert "(1 more had nothing to index)" in texts(at.success)
+    assert "(To do.md has nothing written to search yet)" in texts(at.success)  # which one, in a player's words
     table = next(d.value for d in at.dataframe if "status" in d.value.columns)
     assert dict(zip(table["file"], table["status"], strict=True))["To do.md"] == "empty"
 
