@@ -34,6 +34,7 @@ REREAD_HELP = (
 )
 ALL_SESSIONS = "all"
 CAMPAIGN_PARAM = "campaign"  # the address's ?campaign=: a reload, or a link shared with the table, opens it
+AS_OF_PARAM = "as_of"  # the address's ?as_of=5: the session cap survives a reload, and a link shares it
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
 MODE_HELP = (
     "How passages are found. dense: by meaning, so 'the dwarf city' finds 'Kraghammer'. "
@@ -218,6 +219,9 @@ def _session_cap(config: Config, campaign: str) -> None:
     except ChroniclerError:
         chunks = []
     sessions, days = sessions_of(chunks), session_days(chunks)
+    linked = st.query_params.get(AS_OF_PARAM)
+    if SESSION_CAP not in st.session_state and linked:  # a reload or a shared link: the cap in the address
+        st.session_state[SESSION_CAP] = next((s for s in sessions if format_session(s) == linked), ALL_SESSIONS)
     # "all", not None: a selectbox whose value is None shows "Choose an option" and a clear button.
     if st.session_state.get(SESSION_CAP) not in [ALL_SESSIONS, *sessions]:
         st.session_state[SESSION_CAP] = ALL_SESSIONS
@@ -233,3 +237,10 @@ def _session_cap(config: Config, campaign: str) -> None:
         help="Search only notes up to this session: no spoilers from later sessions, "
         "and answers as the characters knew things back then.",
     )
+    cap = st.session_state[SESSION_CAP]
+    shown = None if cap == ALL_SESSIONS else format_session(cap)
+    if linked != shown:  # kept in the address, as the campaign is: a reload of the page keeps the spoilers out
+        if shown is None:
+            del st.query_params[AS_OF_PARAM]
+        else:
+            st.query_params[AS_OF_PARAM] = shown

@@ -332,6 +332,13 @@ def test_session_cap_keeps_later_sessions_out(tmp_path):
     at.run()
     assert set(at.dataframe[0].value["session"]) == {"1"}
     assert "as of Session 1" in texts(at.caption)
+    assert at.query_params["as_of"] == "1"  # in the address: a reload keeps the spoilers out (vault-nova walk)
+    reloaded = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    reloaded.query_params["as_of"] = "1"
+    reloaded.run()
+    assert reloaded.selectbox(key="session_cap").value == 1
+    reloaded.selectbox(key="session_cap").set_value("all").run()
+    assert "as_of" not in reloaded.query_params
 
 
 def test_a_search_no_passage_shares_a_word_with_says_so(tmp_path):
