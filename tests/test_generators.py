@@ -164,6 +164,10 @@ def test_no_one_session_first_when_another_session_matches_as_well():
     assert "[Session 3 · Part 4]" in tied and "[Session 5 · Part 2]" in tied
     first = answer_text(gen, "In which session did we first see Grog smash a duergar patrol?", hits(0.5, 0.48))
     assert first.startswith("First named in Session 3.")
+    # met in the passage, the lead says so whichever of its sentences it is drawn from
+    cave = "Rounding the corner, the party comes across the bugbear named Klarg. Klarg stands near a dark pool."
+    met = answer_text(gen, "When did we first meet Klarg near the dark pool?", [hit(cave, 16, 9)])
+    assert met.startswith("First met in Session 16.")
 
 
 def test_the_shipped_session_model_reads_what_the_answerer_computes():
@@ -918,6 +922,9 @@ def test_a_quote_is_never_cut_after_a_title_or_an_initial():
         ("Who is the first mate on the gnome captain's ship?", "role", "first mate", ""),
         ("When is Morgan's birthday?", "owned", "birthday", "Morgan"),
         ("What is Eku Stormfang's favourite drink?", "owned", "favourite drink", "Eku Stormfang"),
+        # "what's" and "who's" ask what "what is" and "who is" ask
+        ("What's Vayl's favourite colour?", "owned", "favourite colour", "Vayl"),
+        ("Who's the mayor of Phandalin?", "role", "mayor", ""),
         # the thing ends where a clause about it starts, or at its last word that can be a noun
         ("What's the title of the grimoire everyone was after at the auction?", "name", "grimoire", ""),
         ("What was the farmer able to do after he swallowed the elixir?", "role", "farmer", ""),

@@ -44,7 +44,7 @@ from rag.generators._who import says_asked_verb
 from rag.models import Hit
 from rag.names import content_words, names_passage, words
 from rag.question import Question
-from rag.search.first_mention import MEETS
+from rag.search.first_mention import MEETS, tells_meeting
 
 # Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
 # the next line ("Archie hires us…" / "Worth 500-600 gold"); read wider, any number in a passage passes for a count
@@ -317,7 +317,7 @@ class ExtractiveGenerator(Generator):
                     sentence, scored, self.config.reading.session_lead_floor
                 ):
                     return None
-                return f"{when_first(question, sentence.text)}{found}", sentence
+                return f"{when_first(question, sentence)}{found}", sentence
             if found:
                 return found, sentence
         return None
@@ -391,16 +391,20 @@ def proving(runs: list[tuple[Sentence, list[int]]], source: Sentence, kind: str)
     return [(s, run) for s, run in runs if (s.hit.chunk.campaign_no, s.hit.chunk.session) == session]
 
 
-def when_first(question: Question, sentence: str) -> str:
-    """How a "which session" lead starts: "First met in " only where the sentence says they met; a first
-    mention is no more than that ("First named in "); a last one says so ("Last mentioned in ")."""
+def when_first(question: Question, source: Sentence) -> str:
+    """How a "which session" lead starts: "First met in " only where the notes say they met, in a sentence of the
+    lead's passage that names them (``tells_meeting``; the lead's own sentence when the question names no one):
+    "Klarg stands near one of the pools" follows the sentence where the party comes across him. A first mention
+    is no more than that ("First named in "); a last one says so ("Last mentioned in ")."""
     if question.last_mention:
         return "Last mentioned in "
     if not question.first_mention:
         return "In "
     if not question.meeting:
         return "First mentioned in "
-    return "First met in " if MEETS.search(sentence) else "First named in "
+    passage = source.hit.chunk.text
+    met = any(tells_meeting(passage, n) for n in question.names) if question.names else MEETS.search(source.text)
+    return "First met in " if met else "First named in "
 
 
 def create(config: AnswerConfig, embedder=None) -> ExtractiveGenerator:

@@ -13,8 +13,9 @@ appeared.
 
 A first mention is not always a first meeting: session 1 may send the party to find Lady Kima, whom they meet in
 session 6. When the question asks when they met (met, encountered, fought, saw), and the first passage naming
-the person says nothing of a meeting, the earliest passage that names them *and* says the party meets,
-encounters, fights or talks to them is offered instead.
+the person says nothing of a meeting, the earliest passage with a sentence that names them *and* says the party
+meets, encounters, fights or talks to them is offered instead (``tells_meeting``: a meeting with someone else in
+the same passage is none with them).
 
 Last mentions the same way round: "When did we last see Kima?" is answered where the notes last name Kima, the
 latest session note naming her, its last passages naming her first; of several names, the one whose last mention
@@ -27,14 +28,15 @@ import re
 from collections.abc import Mapping
 
 from rag.models import Chunk, Filters
-from rag.names import STOPWORDS, norm
+from rag.names import STOPWORDS, norm, sentences
 from rag.question import Question
 from rag.stores import Store
 
 # What a passage says when the party actually meets someone (``Question.meeting``: a question that wants that).
 MEETS = re.compile(
     r"\b(meet|meets|met|meeting|encounter\w*|fight\w*|fought|battl\w*|talk\w*|speak\w*|spoke|introduc\w*|"
-    r"greet\w*|rescu\w*|confront\w*|ambush\w*|attack\w*|join\w*|free[sd]?)\b",
+    r"greet\w*|rescu\w*|confront\w*|ambush\w*|attack\w*|join\w*|free[sd]?|"
+    r"(?:come|comes|came|coming)\s+across|(?:run|runs|ran|running|bump\w*)\s+into)\b",  # as questions ask it
     re.IGNORECASE,
 )
 PROBE = 100  # keyword hits read per probe; chunks naming the whole name rank first among them
@@ -97,12 +99,23 @@ def end_mention(
         )
         found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
         found = [
-            c for c in found if (says is None or says.search(c.text)) and (best is None or beyond(_key(c), _key(best)))
+            c
+            for c in found
+            if (says is None or tells_meeting(c.text, name, says)) and (best is None or beyond(_key(c), _key(best)))
         ]
         if not found:
             return best
         best = pick(found, key=_key)
     return best
+
+
+def tells_meeting(text: str, name: str, says: re.Pattern = MEETS) -> bool:
+    """A sentence of ``text`` names ``name`` and says the meeting (``says``). Anywhere in a passage, "We meet
+    Burgomaster Ismark" made "Strahd lives in Ravenloft" beside it the party's meeting with Strahd (he is met two
+    sessions later), and a passage saying "meets" of anyone the first naming of a bugbear a handout had named before
+    (vault-cos-bahodge and vault-nova walks)."""
+    wanted = f" {norm(name)} "
+    return any(says.search(s) for s in sentences(text) if wanted in f" {norm(s)} ")
 
 
 def mention_passages(
@@ -122,7 +135,7 @@ def mention_passages(
     if not ends:
         return []
     _, name, end = min(ends) if last else max(ends)
-    if question.first_mention and question.meeting and not MEETS.search(end.text):  # named before they were met
+    if question.first_mention and question.meeting and not tells_meeting(end.text, name):  # named before they met
         met = end_mention(store, collection, name, Filters(**{**vars(filters), "session_min": end.session}), says=MEETS)
         end = met or end
     wanted = f" {norm(name)} "
