@@ -922,9 +922,6 @@ def test_a_quote_is_never_cut_after_a_title_or_an_initial():
         ("Who is the first mate on the gnome captain's ship?", "role", "first mate", ""),
         ("When is Morgan's birthday?", "owned", "birthday", "Morgan"),
         ("What is Eku Stormfang's favourite drink?", "owned", "favourite drink", "Eku Stormfang"),
-        # "what's" and "who's" ask what "what is" and "who is" ask
-        ("What's Vayl's favourite colour?", "owned", "favourite colour", "Vayl"),
-        ("Who's the mayor of Phandalin?", "role", "mayor", ""),
         # the thing ends where a clause about it starts, or at its last word that can be a noun
         ("What's the title of the grimoire everyone was after at the auction?", "name", "grimoire", ""),
         ("What was the farmer able to do after he swallowed the elixir?", "role", "farmer", ""),

@@ -24,7 +24,6 @@ _COUNTED = re.compile(
 )
 _OWNER = rf"(?:the\s+)?(?P<owner>[A-Z][\w’-]*(?:\s+[A-Z][\w’-]*)*|[a-z][\w’-]*){OWNER_MARK}\s+"
 _THING = r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
-_IS = r"(?:\s+(?i:is|was|are|were)|'s)"  # "What's Vayl's favourite colour?" asks what "What is…?" asks
 _SHAPES = (
     # "What is the name of Yosei's father?", "the title of the song…": the name must come with the thing named
     # ("the name of her bear": the bear's, whoever she is; a follow-up puts the name in, rag.question.turns)
@@ -40,7 +39,7 @@ _SHAPES = (
     (
         "role",
         re.compile(
-            rf"^\W*(?:who|what){_IS}\s+(?:the|a|an)\s+{_THING}\s+(?:of|to|for|on|in|at|aboard)\s",
+            rf"^\W*(?:who|what)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+{_THING}\s+(?:of|to|for|on|in|at|aboard)\s",
             re.I,
         ),
     ),
@@ -50,7 +49,7 @@ _SHAPES = (
     (
         "owned",
         re.compile(
-            rf"^\W*(?i:who|what|when|where|which){_IS}\s+(?:the\s+(?:[a-z][\w’-]*\s+){{0,2}})?{_OWNER}{_THING}\W*$"
+            rf"^\W*(?i:who|what|when|where|which)\s+(?i:is|was|are|were)\s+(?:the\s+(?:[a-z][\w’-]*\s+){{0,2}})?{_OWNER}{_THING}\W*$"
         ),
     ),
 )
