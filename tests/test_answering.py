@@ -583,33 +583,6 @@ def test_first_meeting_is_not_the_first_mention(meeting):
     assert heard.text.startswith("First mentioned in Session 1. [Session 1 · Emon]")
 
 
-BUGBEAR = {
-    "Session 2.md": '# Session Start\n## Road\n- A goblin carries a note: "Capcher de Dorf, Klarg."\n'
-    "- The party meets Sildar on the road.\n",
-    "Session 11.md": "# Session Start\n## Town\n- Klarg is a bugbear who runs the Cragmaw goblins. The party meets "
-    "Raidoth at the shrine.\n",
-    "Session 16.md": "# Session Start\n## Cave\n- Rounding the corner, the party comes across the bugbear named "
-    "Klarg. Klarg stands near a pool of dark water.\n",
-}
-
-
-def test_a_meeting_is_told_by_a_sentence_that_names_them(tmp_path):
-    """A passage meeting someone else beside a sentence naming Klarg is no meeting with him: a player walk got
-    "First named in Session 11", where he had been named since Session 2 and was met in Session 16 ("comes
-    across", as players ask it)."""
-    p = Pipeline(load_config(overrides={"retrieval.candidates": 10}), embedder=FakeEmbedder())
-    try:
-        p.index(write_notes(tmp_path / "notes", BUGBEAR), "demo")
-
-        def offered(question: str) -> set[float]:  # the sessions the first-time stage offers
-            return {h.chunk.session for h in p.search(question, "demo").hits if h.scores.get("first_mention")}
-
-        assert offered("When did we first meet Klarg?") == {16}
-        assert offered("When did we first hear of Klarg?") == {2}
-    finally:
-        p.close()
-
-
 def test_last_time_questions_are_answered_where_the_notes_last_name_them(meeting):
     """Session 4 says "meets" and "Lady Kima" as the question does; the last note to name her is session 6. The
     search offers session 6's passage naming her, the answer leads with it, and an "as of session" cap holds."""

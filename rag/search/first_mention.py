@@ -13,9 +13,10 @@ appeared.
 
 A first mention is not always a first meeting: session 1 may send the party to find Lady Kima, whom they meet in
 session 6. When the question asks when they met (met, encountered, fought, saw), and the first passage naming
-the person says nothing of a meeting, the earliest passage with a sentence that names them *and* says the party
-meets, encounters, fights or talks to them is offered instead (``tells_meeting``: a meeting with someone else in
-the same passage is none with them).
+the person says nothing of a meeting, the earliest passage that names them *and* says the party meets,
+encounters, fights or talks to them is offered instead. Anywhere in the passage: read only in the sentences naming
+them (``tells_meeting``, as the answer's lead reads it), notes that tell a meeting over a paragraph ("Artur tries
+to explain we mean no harm… The guy is Letek.") lost theirs (docs/experiments/README.md, fiftieth session).
 
 Last mentions the same way round: "When did we last see Kima?" is answered where the notes last name Kima, the
 latest session note naming her, its last passages naming her first; of several names, the one whose last mention
@@ -99,9 +100,7 @@ def end_mention(
         )
         found = [c for c, _ in store.keyword_search(collection, name, PROBE, probe) if wanted in f" {norm(c.text)} "]
         found = [
-            c
-            for c in found
-            if (says is None or tells_meeting(c.text, name, says)) and (best is None or beyond(_key(c), _key(best)))
+            c for c in found if (says is None or says.search(c.text)) and (best is None or beyond(_key(c), _key(best)))
         ]
         if not found:
             return best
@@ -110,12 +109,15 @@ def end_mention(
 
 
 def tells_meeting(text: str, name: str, says: re.Pattern = MEETS) -> bool:
-    """A sentence of ``text`` names ``name`` and says the meeting (``says``). Anywhere in a passage, "We meet
-    Burgomaster Ismark" made "Strahd lives in Ravenloft" beside it the party's meeting with Strahd (he is met two
-    sessions later), and a passage saying "meets" of anyone the first naming of a bugbear a handout had named before
-    (vault-cos-bahodge and vault-nova walks)."""
+    """A sentence of ``text`` that names ``name``, or the one right before it, says the meeting (``says``): notes
+    tell an introduction over two sentences ("We meet a guy in the lab. The guy is Letek."). What the answer's lead
+    reads to say "First met in": "Klarg stands near one of the pools" follows "they come across the bugbear named
+    Klarg", and "We meet Burgomaster Ismark" a few sentences before "Strahd lives in Ravenloft" meets no Strahd."""
     wanted = f" {norm(name)} "
-    return any(says.search(s) for s in sentences(text) if wanted in f" {norm(s)} ")
+    said = sentences(text)
+    return any(
+        says.search(s) or (i and says.search(said[i - 1])) for i, s in enumerate(said) if wanted in f" {norm(s)} "
+    )
 
 
 def mention_passages(
@@ -135,7 +137,7 @@ def mention_passages(
     if not ends:
         return []
     _, name, end = min(ends) if last else max(ends)
-    if question.first_mention and question.meeting and not tells_meeting(end.text, name):  # named before they met
+    if question.first_mention and question.meeting and not MEETS.search(end.text):  # named before they were met
         met = end_mention(store, collection, name, Filters(**{**vars(filters), "session_min": end.session}), says=MEETS)
         end = met or end
     wanted = f" {norm(name)} "
