@@ -121,8 +121,9 @@ def offline_rewrite(
         return question.text, []
     own = {n.casefold() for n in question.names}
     for previous, answered in reversed(history):
-        people = list(dict.fromkeys(n for n in read(previous).names if n.casefold() not in own))
-        if not people and (whom := answered_name(previous, answered)):
+        named = read(previous).names
+        people = list(dict.fromkeys(n for n in named if n.casefold() not in own))
+        if not named and (whom := answered_name(previous, answered)):
             people = [whom] if whom.casefold() not in own else []  # "Who didn't we trust?" → "Kima."
         sessions = [] if question.session_mentions else list(session_mentions(previous))
         carried = list(dict.fromkeys(people + sessions))

@@ -211,7 +211,8 @@ def titles_of(names: Iterable[str], texts: Sequence[str]) -> set[str]:
         if len(words) > 1:
             begun.setdefault(words[0], set()).add(name)
     shared = {head for head, named in begun.items() if len(named) > 1 and head.isalpha()}
-    return {head for head in shared if any(re.search(rf"(?<![\w'’-]){head}(?![\w'’-])", t) for t in texts)}
+    said = "\n".join(texts)
+    return {head for head in shared if re.search(rf"(?<![\w'’-]){head}(?![\w'’-])", said)}
 
 
 def _join_short_names(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> None:

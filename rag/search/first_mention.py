@@ -108,15 +108,15 @@ def end_mention(
     return best
 
 
-def tells_meeting(text: str, name: str, says: re.Pattern = MEETS) -> bool:
-    """A sentence of ``text`` that names ``name``, or the one right before it, says the meeting (``says``): notes
+def tells_meeting(text: str, name: str) -> bool:
+    """A sentence of ``text`` that names ``name``, or the one right before it, says the meeting (``MEETS``): notes
     tell an introduction over two sentences ("We meet a guy in the lab. The guy is Letek."). What the answer's lead
     reads to say "First met in": "Klarg stands near one of the pools" follows "they come across the bugbear named
     Klarg", and "We meet Burgomaster Ismark" a few sentences before "Strahd lives in Ravenloft" meets no Strahd."""
     wanted = f" {norm(name)} "
     said = sentences(text)
     return any(
-        says.search(s) or (i and says.search(said[i - 1])) for i, s in enumerate(said) if wanted in f" {norm(s)} "
+        MEETS.search(s) or (i and MEETS.search(said[i - 1])) for i, s in enumerate(said) if wanted in f" {norm(s)} "
     )
 
 
