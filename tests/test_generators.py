@@ -736,7 +736,7 @@ def test_no_lead_rather_than_a_wrong_one():
     assert lead("Who did Percy shoot?", bolt) == ""
     assert lead("Who did Percy shoot?", "In the mines, Tiberius was shot by Percy.").startswith("Tiberius.")
     # a verb followed by its doer is a passive, whatever stands before it: the one before it did not do it
-    unhorsed = "Grog wounds the duergar captain, but is pulled off his horse and nearly killed by a guard."
+    unhorsed = "Vax wounds the duergar captain, but is pulled off his horse and nearly killed by a guard."
     assert lead("Who killed the duergar captain?", unhorsed) == ""
     assert lead("Who killed the duergar captain?", unhorsed.replace("a guard", "Clarota")).startswith("Clarota.")
     freed = "Between Keyleth, Tiberius, and Pike's efforts, Trinket is freed and Vex quickly heals him."
