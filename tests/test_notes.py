@@ -11,7 +11,7 @@ from rag.config import NotesConfig
 from rag.errors import ConfigError, NotesError
 from rag.ingest.markdown import clean_inline
 from rag.ingest.notes import Skipped, load_notes
-from rag.ingest.parse import parse_note, session_from_name
+from rag.ingest.parse import front_matter_text, parse_note, session_from_name
 from tests.helpers import write_notes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
@@ -77,13 +77,34 @@ def test_kinds_sessions_and_titles_of_the_other_files():
     assert lore.body.startswith("The Greyspine mines run deep")
 
 
-def test_broken_front_matter_warns_and_keeps_the_text():
+def test_broken_front_matter_warns_and_is_read_key_by_key_not_as_text():
     note = by_source(load_notes(FIXTURES, CFG)[0])["Broken Front Matter.md"]
-    assert note.front_matter == {}
+    assert note.front_matter == {"title": "unclosed"}
     assert len(note.warnings) == 1
     assert note.warnings[0].startswith("front matter is not valid YAML")
     assert "line 2" in note.warnings[0]
-    assert "The party rests at the inn." in note.body
+    assert note.body == "The party rests at the inn.\n"  # Obsidian shows the block as properties, never as text
+
+
+def test_front_matter_as_obsidian_writes_it_by_hand_gives_its_date_and_description(tmp_path):
+    """A date typed as a link, with or without its space ("date:[[2024-08-23]]"), in a block YAML cannot read
+    (a link list under it), or as YAML reads "[[2024-05-10]]" (a list in a list); a page with nothing but its
+    front matter's description is read, not skipped as blank (vault-krynn: "Ispen Greenshield")."""
+    write_notes(
+        tmp_path,
+        {
+            "Sessions/Session 4.md": "---\ndate:[[2024-08-23]]\n  - - \ntype: session\n---\nWe reach Kalaman.\n",
+            "Sessions/Session 1.md": "---\ndate: [[2024-05-10]]\nworld: krynn\n---\nThe festival opens.\n",
+            "NPCs/Ispen.md": '---\ntype: NPC\ndescription: "Good natured human. Loved telling tales."\n---\n',
+        },
+    )
+    notes, skipped = load_notes(tmp_path, CFG)
+    by = by_source(notes)
+    assert front_matter_text(by["Sessions/Session 4.md"], "date") == "2024-08-23"
+    assert by["Sessions/Session 4.md"].body == "We reach Kalaman.\n"
+    assert front_matter_text(by["Sessions/Session 1.md"], "date") == "2024-05-10"
+    assert by["NPCs/Ispen.md"].about[0][1] == "Good natured human. Loved telling tales."
+    assert not skipped
 
 
 def test_windows_1252_file_is_read_with_a_warning():

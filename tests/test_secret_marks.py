@@ -92,7 +92,7 @@ def test_front_matter_that_cannot_be_read_but_names_a_gm_key_hides_its_note(tmp_
     assert {s: (n.visibility, n.secret_by) for s, n in notes.items()} == {
         "Handouts/Letter.md": ("gm", "front matter"),
         "Handouts/Orders.md": ("gm", "front matter"),
-        "Lore/Idol.md": ("gm", "front matter"),
+        "Lore/Idol.md": ("gm", "#gm-only tag"),  # its block read key by key: "tags: [lore, secret" names the tag
         "Lore/Open.md": ("player", ""),
     }
     said = {s: n.warnings[-1] for s, n in notes.items()}  # what the Ingest report's note column shows

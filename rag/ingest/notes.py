@@ -150,7 +150,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> 
     if config.skip_templates and is_template(source, text):
         return Skipped(source, "a template, not a note ({{title}} placeholders or a templates folder)")
     note = decided(parse_note(text, source, config), text)
-    if not note.body.strip():
+    if not note.body.strip() and not note.about:  # a page whose front matter describes it has that to read
         header = config.narrative_header.strip()
         if note.body_line > 1 and find_header(text.split("\n"), 0, header) is not None:
             return Skipped(source, f"nothing after the '{header}' header", note.visibility)

@@ -20,6 +20,9 @@ from rag.ingest.markdown import clean_inline
 from rag.ingest.secrets import folder_has_word
 from rag.models import Note, Session, format_session, page_kind
 
+# "date: …", "world date:[[…]]": a key of a front matter block, at the start of its line
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w .-]*?)\s*:(?!//)(.*)$")
+_LINKED_VALUE = re.compile(r"^\s*\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]\s*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 # "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
 _NAME_SUFFIX = re.compile(r"^(.*?\S)\s*(?:[-–—:]\s+.*|[(\[].*)$")
@@ -108,7 +111,8 @@ def _about(front: dict, front_lines: list[str]) -> tuple[tuple[int, str], ...]:
 
 
 def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
-    """``(front matter, index of the first line after it)``; a broken block stays in the text."""
+    """``(front matter, index of the first line after it)``; a block never closed, or one that is no mapping of
+    keys, stays in the text; one that is not valid YAML is read key by key (``_key_by_key``)."""
     if not lines or lines[0].strip() != "---":
         return {}, 0
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
@@ -121,14 +125,35 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        warnings.append(f"front matter is not valid YAML ({problem}{where}); read it as text")
-        return {}, 0
+        warnings.append(f"front matter is not valid YAML ({problem}{where}); its keys were read one by one")
+        return _key_by_key(lines[1:end]), end + 1
     if data is None:
         return {}, end + 1
     if not isinstance(data, dict):
         warnings.append(f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text")
         return {}, 0
     return {str(k): v for k, v in data.items()}, end + 1
+
+
+def _key_by_key(block: list[str]) -> dict:
+    """A closed front matter block that is not valid YAML, read key by key: each line opening a key ("date:
+    [[2024-05-10]]", "date:[[2024-08-23]]", with or without its space) with the lines under it, as YAML where that
+    part parses, else the key's own line's text. Obsidian shows such a block as properties, never as the note's
+    text: kept as text, "type: session world: krynn date: …" was quoted as a passage and a mention."""
+    parts: list[tuple[str, list[str]]] = []
+    for line in block:
+        if (m := _KEY_LINE.match(line)) and not line[:1].isspace():
+            parts.append((m.group(1).strip(), [m.group(2)]))
+        elif parts:
+            parts[-1][1].append(line)
+    out: dict = {}
+    for key, (first, *rest) in parts:
+        try:
+            value = yaml.safe_load("\n".join([f"k: {first.strip()}", *rest]))["k"]
+        except (yaml.YAMLError, TypeError, KeyError):
+            value = first.strip().strip("\"'") or None
+        out.setdefault(key, value)
+    return out
 
 
 def unread_front_matter(text: str) -> list[str] | None:
@@ -242,4 +267,8 @@ def front_matter_text(note: Note, *keys: str) -> str:
         return ""
     wanted = {k.casefold() for k in keys}
     value = next((v for k, v in note.front_matter.items() if k.casefold().strip() in wanted), None)
+    while isinstance(value, list) and len(value) == 1:  # "date: [[2024-05-10]]" is a list in a list to YAML
+        value = value[0]
+    if isinstance(value, str):  # a property that links a page ("[[2024-05-10]]", "[[Mirtul 3|the 3rd]]") names it
+        value = _LINKED_VALUE.sub(r"\1", value)
     return str(value).strip() if isinstance(value, str | int | float) or hasattr(value, "isoformat") else ""
