@@ -730,6 +730,29 @@ def test_a_short_name_linked_is_the_page_titled_with_its_epithet(tmp_path):
     assert cast["Harshnag the Grimm"].aliases == ["Harshnag"] and cast["Harshnag the Grimm"].first_seen == "Session 1"
 
 
+def test_one_person_under_a_patronymic_a_nickname_or_an_alias_with_an_epithet_and_no_topic_link(tmp_path):
+    """vault-krynn's People & places had "Durin" beside his page "Durin Son of Ingras", "Cudgel" beside
+    '[[Ridomir "Cudgel" Ironsmile]]', "Silvanas" beside the page whose ``aliases:`` say "Silvanas the Elf", and a
+    lower-case "[[dragon]]" link (no page) as the fourth most mentioned entry, counted by the word."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Festival\n- [[Durin]] heals [[Silvanas]]; the [[dragon]] circles.\n"
+            '- [[Ridomir "Cudgel" Ironsmile]] invites us to the re-enactment.\n',
+            "Session 2.md": "## Fight\n- [[Cudgel]] weeps by the dragon. [[Weisslogia]] and [[Durin]] stand guard.\n",
+            "NPCs/Durin Son of Ingras.md": "A dwarf cleric of the Light.\n",
+            "NPCs/Weisslogia.md": "---\naliases:\n - Silvanas the Elf\n---\nA dragonborn who goes by an elf's name.\n",
+        },
+    )
+    chunks, skipped, _ = prepare_chunks(load_config(), vault, "v")
+    cast = {e.name: e for e in entity_index(chunks)}
+    assert set(cast) == {"Durin Son of Ingras", 'Ridomir "Cudgel" Ironsmile', "Weisslogia"}
+    assert cast["Durin Son of Ingras"].aliases == ["Durin"]
+    assert cast['Ridomir "Cudgel" Ironsmile'].aliases == ["Cudgel"]
+    assert "Silvanas" in cast["Weisslogia"].aliases
+    assert cast['Ridomir "Cudgel" Ironsmile'].sessions == [(0, 1.0), (0, 2.0)]
+
+
 def test_a_heading_several_pages_share_is_their_templates_not_a_name(tmp_path):
     """A vault's Ogre and Bog Hag pages both open "# Template - Individual", the heading of the template they were
     made from: they had become one entry called by the template. A page's own title still names it."""

@@ -23,6 +23,7 @@ from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_ap
 from rag.campaign.other_names import key as _key
 from rag.campaign.spelling import misspellings
 from rag.models import Chunk, format_session, page_kind
+from rag.names import is_everyday_word
 
 MAX_RELATED = 8
 MOSTLY = 4  # a shown name names one page when it links there at least this many times as often as elsewhere
@@ -195,7 +196,14 @@ def _join_misspelt(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> 
             names.join(rb, ra)
 
 
-_EPITHET = re.compile(r" (?:the|of|von|van|de|du|del|da|di) \S")  # "Harshnag the Grimm", "Lady Kima of Vord"
+# "Harshnag the Grimm", "Lady Kima of Vord", "Durin Son of Ingras" (a patronymic)
+_EPITHET = re.compile(r" (?:the|of|von|van|de|du|del|da|di|(?:son|daughter|child) of) \S", re.I)
+
+
+def _a_topic(target: str) -> bool:
+    """A link target written in lower case whose every word is one of the language: a topic, never a name."""
+    words = re.findall(r"[^\W\d_]+", target)
+    return bool(words) and target == target.lower() and all(is_everyday_word(w) for w in words)
 
 
 def titles_of(names: Iterable[str], texts: Sequence[str]) -> set[str]:
@@ -216,13 +224,32 @@ def titles_of(names: Iterable[str], texts: Sequence[str]) -> set[str]:
 
 
 def _join_short_names(names: _Names, pages: dict[str, Chunk], linked: set[str]) -> None:
-    """A linked name with no page of its own joins the one page whose name is it with an epithet or a title after
-    ("[[Harshnag]]" and the page "Harshnag the Grimm"): players link the short name and title the page in full.
-    Only the page's name continued by "the", "of", "von"…: "Waterdeep Harbor" is no other name of Waterdeep."""
+    """A linked name with no page of its own joins the one page whose name, or other name, is it with an epithet or
+    a title after ("[[Harshnag]]" and the page "Harshnag the Grimm"; "[[Silvanas]]" and a page whose ``aliases:``
+    say "Silvanas the Elf"): players link the short name and title the page in full. Only a name continued by
+    "the", "of", "von"…: "Waterdeep Harbor" is no other name of Waterdeep."""
+    paged = {names.root(page) for page in pages}
+    named = [k for k in names.parent if names.root(k) in paged]  # the pages' names and other names
     for short in linked - pages.keys():
-        longer = [page for page in pages if page.startswith(short) and _EPITHET.match(page, len(short))]
-        if len(longer) == 1 and names.root(short) != names.root(longer[0]):
-            names.join(short, longer[0])
+        longer = {names.root(k) for k in named if k.startswith(short) and _EPITHET.match(k, len(short))}
+        if len(longer) == 1 and names.root(short) not in longer:
+            names.join(short, *longer)
+
+
+# 'Ridomir "Cudgel" Ironsmile', 'Percival "Percy" de Rolo': a name holding another in quotes is what they are called
+_NICKNAME = re.compile(r"[\"“”]([^\"“”]+)[\"“”]")
+
+
+def _join_nicknames(names: _Names) -> None:
+    """A name the notes write alone that one other name holds in quotes is that one's nickname: "[[Cudgel]]" and
+    '[[Ridomir "Cudgel" Ironsmile]]' are one person."""
+    called: dict[str, set[str]] = {}
+    for k in list(names.parent):
+        for m in _NICKNAME.finditer(k):
+            called.setdefault(_key(m.group(1)), set()).add(k)
+    for nickname, holders in called.items():
+        if nickname in names.parent and len(holders) == 1 and names.root(nickname) != names.root(*holders):
+            names.join(nickname, *holders)
 
 
 def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> list[Entity]:
@@ -240,6 +267,11 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
             k = names.add(_page_name(c), 0)
             pages.setdefault(k, c)
             page_passages.setdefault(c.source, []).append(c)
+    # a link to no page, written in lower case in words of the language ("[[dragon]]"), links a topic, as a link's
+    # shown text written so describes (``is_name``): counted by its word, "dragon" was the fourth most mentioned
+    topics = {t for c in chunks for t in c.entities if _key(t) not in pages and _a_topic(t)}
+    if topics:
+        chunks = [replace(c, entities=tuple(t for t in c.entities if t not in topics)) for c in chunks]
     # a title several pages share is the heading of the template they were made from ("# Template - Individual"
     # atop a vault's Ogre, Bog Hag and party pages), no name of any of them
     titles = Counter(_key(p[0].title) for p in page_passages.values() if p[0].title)
@@ -276,6 +308,7 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
             names.join(s, _key(target))
     linked_names = {_key(t) for c in chunks for t in c.entities}
     _join_short_names(names, pages, linked_names)
+    _join_nicknames(names)
     _join_misspelt(names, pages, linked_names | set(pages))
     # one entity per group of names, called by its page, else by the name the notes link under other names most
     linked_as: Counter = Counter(  # links to it under another of its names
