@@ -739,6 +739,10 @@ def test_no_lead_rather_than_a_wrong_one():
     unhorsed = "Vax wounds the duergar captain, but is pulled off his horse and nearly killed by a guard."
     assert lead("Who killed the duergar captain?", unhorsed) == ""
     assert lead("Who killed the duergar captain?", unhorsed.replace("a guard", "Clarota")).startswith("Clarota.")
+    # "Who was riding…?" asks who rode: a sentence that never says it names no rider (vault-krynn: "Kalaman.")
+    regards = "Tell Kalaman that the dragon queen's servant, Kansaldi Fire Eyes, sends her regards!"
+    assert lead("Who was riding the dragon?", regards) == ""
+    assert lead("Who was riding the dragon?", "Kansaldi was riding the dragon.").startswith("Kansaldi.")
     freed = "Between Keyleth, Tiberius, and Pike's efforts, Trinket is freed and Vex quickly heals him."
     assert lead("Who did the party free from the glass pit?", freed).startswith("Trinket.")
     wed = "At the temple, Brysh watched as Locke married Morgan."

@@ -163,7 +163,8 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
         return 0 <= at < said.start() and bool(_RELATIVE.fullmatch(between) or not _CLAUSE.search(between))
 
     before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
-    passive = _PASSIVE.search(sentence[: said.start()]) or _BY_AFTER.match(sentence, said.end())
+    progressive = said.group(0).casefold().endswith("ing")  # "was riding the dragon": the one before rode it
+    passive = not progressive and _PASSIVE.search(sentence[: said.start()]) or _BY_AFTER.match(sentence, said.end())
     if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
         if passive:
             return before

@@ -57,6 +57,8 @@ _ADVERBS = r"(?:(?:first|else|really|actually|exactly|ever|also|never|finally|or
 # and the question no subject question
 _MODAL = r"(?:(?:might|may|must|shall|will|would|could|can|should)\s+(?:have\s+)?)?"
 _SUBJECT_QUESTION = re.compile(rf"^\W*who\s+{_ADVERBS}{_MODAL}(?!{AUXILIARIES}\b|'s\b|’s\b)([a-z]+)\b", re.I)
+# "Who was riding the dragon?", "Who's holding on to the dragon blood?": who did it, as "Who rode…?" asks
+_PROGRESSIVE = re.compile(rf"^\W*who\s*(?:is|was|are|were|['’]s)\s+{_ADVERBS}([a-z]+ing)\b", re.I)
 # "Who has the map?", "Who had three daughters?" ask who has it; "Who had carried off the princesses?", "Who had to
 # live in a stove?" who did it (the participle after "had", the verb after "had to"). A preposition that ends it
 # ("Who had the princess given the ring to?") asks whom it was done to: an object question
@@ -148,17 +150,24 @@ def _subject_verb(question: str) -> str | None:
         if word == "been" or not to and (word[0].isupper() or subject_then_participle):
             return None
         return word.casefold() if to or _participle(word.casefold()) else "have"
+    if (
+        (going := _PROGRESSIVE.match(question))
+        and may_be(ing := going.group(1).casefold(), "VERB")
+        and _participle(ing, "VBG")
+    ):
+        return going.group(1).casefold()
     m = _SUBJECT_QUESTION.match(question)
     if not m or m.group(1).casefold() in STOPWORDS or (m.group(1)[0].isupper() and not question.isupper()):
         return None
     return m.group(1)
 
 
-def _participle(word: str) -> bool:
-    """A past participle by lemminflect ("carried", "done", "met"), not a verb's base form."""
+def _participle(word: str, tag: str = "VBN") -> bool:
+    """A past participle by lemminflect ("carried", "done", "met"; ``tag`` "VBG": "riding", not "nothing" nor
+    "willing"), not a verb's base form."""
     from lemminflect import getInflection
 
-    return word != base(word) and word in getInflection(base(word), tag="VBN")
+    return word != base(word) and word in getInflection(base(word), tag=tag)
 
 
 def asked_verbs(question: str, role: str | None) -> frozenset[str]:
