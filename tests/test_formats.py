@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -439,3 +440,29 @@ def test_notes_dataclass_rejects_bad_pages():
         dataclasses.replace(note, pages=((3, 2), (1, 1)))
     with pytest.raises(ValueError, match="page_count"):
         dataclasses.replace(note, page_count=0)
+
+
+def test_an_obsidian_canvas_is_read_card_by_card_under_its_groups_labels(tmp_path):
+    """A player's backstory laid out as cards on a canvas (vault-krynn's "Weisslogia.canvas") was neither read
+    nor said to be skipped: its text cards are notes, each group's label names its cards' passages."""
+    canvas = {
+        "nodes": [
+            {"id": "g1", "type": "group", "x": 0, "y": 0, "width": 600, "height": 400, "label": "Secrets"},
+            {"id": "t2", "type": "text", "x": 20, "y": 200, "width": 200, "height": 100, "text": "I hide my scales."},
+            {"id": "t1", "type": "text", "x": 20, "y": 20, "width": 200, "height": 100, "text": "I go by Silvanas."},
+            {"id": "t0", "type": "text", "x": 900, "y": 0, "width": 200, "height": 100, "text": "Born in Sancrist."},
+            {"id": "f1", "type": "file", "x": 900, "y": 500, "width": 200, "height": 100, "file": "Other.md"},
+        ],
+        "edges": [],
+    }
+    (tmp_path / "Weisslogia.canvas").write_text(json.dumps(canvas), encoding="utf-8")
+    (tmp_path / "Board.canvas").write_text("not json {", encoding="utf-8")
+    notes, skipped = load_notes(tmp_path, CFG)
+    note = {n.source: n for n in notes}["Weisslogia.canvas"]
+    assert note.title == "Weisslogia"
+    assert note.body.split("\n\n") == ["Born in Sancrist.", "## Secrets", "I go by Silvanas.", "I hide my scales.\n"]
+    chunks = chunk_notes([note], "c", ChunkingConfig())
+    assert {c.heading for c in chunks if "Silvanas" in c.text} == {"Secrets"}
+    assert [(s.source, s.reason.split(":")[0]) for s in skipped] == [
+        ("Board.canvas", "not readable as an Obsidian canvas")
+    ]

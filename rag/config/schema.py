@@ -52,7 +52,7 @@ class NotesConfig(Section):
     session_folder_words: list[str] = ["session", "episode"]
     max_file_mb: float = Field(5.0, gt=0)
     max_document_mb: float = Field(50.0, gt=0)  # PDF, Word and .eml: their images and attachments take the bytes
-    extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx"]
+    extensions: list[str] = [".md", ".markdown", ".txt", ".pdf", ".eml", ".html", ".htm", ".docx", ".canvas"]
     skip_templates: bool = True  # Obsidian templates ({{title}} placeholders, a templates folder) are not notes
     # The folders the app may read notes from ("Folder on the server", rag/ingest/folders.py), with notes_dir;
     # never the data folder itself nor a campaign's uploads, whatever is listed here.

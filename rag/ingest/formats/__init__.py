@@ -1,4 +1,4 @@
-"""Notes that are not Markdown: PDF handouts, e-mailed recaps, HTML pages and Word exports.
+"""Notes that are not Markdown: PDF handouts, e-mailed recaps, HTML pages, Word exports and Obsidian canvases.
 
 Groups keep notes in more places than Obsidian. Each module here turns one file's bytes into a ``Note``
 whose body is Markdown-like text, so everything after reading (cleaning, chunking, embedding, citing) is
@@ -29,6 +29,7 @@ _READERS = {
     ".html": ("web", "read_html"),
     ".htm": ("web", "read_html"),
     ".docx": ("word", "read_docx"),
+    ".canvas": ("canvas", "read_canvas"),
 }
 # Containers whose size is mostly images or attachments: they get notes.max_document_mb, not max_file_mb.
 DOCUMENTS = frozenset({".pdf", ".docx", ".eml"})
