@@ -737,7 +737,7 @@ def test_one_person_under_a_patronymic_a_nickname_or_an_alias_with_an_epithet_an
     vault = write_notes(
         tmp_path / "v",
         {
-            "Session 1.md": "## Festival\n- [[Durin]] heals [[Silvanas]]; the [[dragon]] circles.\n"
+            "Session 1.md": "## Festival\n- [[Durin]] heals [[Silvanas]]; the [[dragon|Smaug]] circles.\n"
             '- [[Ridomir "Cudgel" Ironsmile]] invites us to the re-enactment.\n',
             "Session 2.md": "## Fight\n- [[Cudgel]] weeps by the dragon. [[Weisslogia]] and [[Durin]] stand guard.\n",
             "NPCs/Durin Son of Ingras.md": "A dwarf cleric of the Light.\n",

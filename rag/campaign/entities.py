@@ -248,8 +248,10 @@ def _join_nicknames(names: _Names) -> None:
         for m in _NICKNAME.finditer(k):
             called.setdefault(_key(m.group(1)), set()).add(k)
     for nickname, holders in called.items():
-        if nickname in names.parent and len(holders) == 1 and names.root(nickname) != names.root(*holders):
-            names.join(nickname, *holders)
+        if nickname in names.parent and len(holders) == 1:
+            (holder,) = holders
+            if names.root(nickname) != names.root(holder):
+                names.join(nickname, holder)
 
 
 def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> list[Entity]:
@@ -269,9 +271,16 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
             page_passages.setdefault(c.source, []).append(c)
     # a link to no page, written in lower case in words of the language ("[[dragon]]"), links a topic, as a link's
     # shown text written so describes (``is_name``): counted by its word, "dragon" was the fourth most mentioned
-    topics = {t for c in chunks for t in c.entities if _key(t) not in pages and _a_topic(t)}
+    topics = {t for t in {t for c in chunks for t in c.entities} if _key(t) not in pages and _a_topic(t)}
     if topics:
-        chunks = [replace(c, entities=tuple(t for t in c.entities if t not in topics)) for c in chunks]
+        chunks = [
+            replace(
+                c,
+                entities=tuple(t for t in c.entities if t not in topics),
+                aliases=tuple((shown, t) for shown, t in c.aliases if t not in topics),
+            )
+            for c in chunks
+        ]
     # a title several pages share is the heading of the template they were made from ("# Template - Individual"
     # atop a vault's Ogre, Bog Hag and party pages), no name of any of them
     titles = Counter(_key(p[0].title) for p in page_passages.values() if p[0].title)

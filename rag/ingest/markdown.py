@@ -103,13 +103,17 @@ def linked_page(target: str) -> str | None:
     return page or None
 
 
+def linked_alone(text: str) -> str | None:
+    """The page a text links and says nothing else ("[[2025-02-04]]", "[[Mirtul 3|the 3rd]]"), or None; an embed
+    is no link."""
+    link = _WIKI.fullmatch(text.strip())
+    return None if link is None or link.group(1) else page_name(link.group(2).partition("|")[0])
+
+
 def linked_day(line: str) -> dt.date | None:
     """The day a line links and says nothing else ("[[2025-02-04]]", a daily note's link), or None."""
-    link = _WIKI.fullmatch(line.strip())
-    if link is None or link.group(1):  # an embed is no link
-        return None
-    page = page_name(link.group(2).partition("|")[0])
-    return parse_date(page) if is_day(page) else None
+    page = linked_alone(line)
+    return parse_date(page) if page and is_day(page) else None
 
 
 def clean(text: str) -> tuple[str, list[Link]]:

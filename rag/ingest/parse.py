@@ -16,13 +16,12 @@ import yaml
 
 from rag.config import NotesConfig
 from rag.errors import ConfigError
-from rag.ingest.markdown import clean_inline
+from rag.ingest.markdown import clean_inline, linked_alone
 from rag.ingest.secrets import folder_has_word
 from rag.models import Note, Session, format_session, page_kind
 
 # "date: …", "world date:[[…]]": a key of a front matter block, at the start of its line
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w .-]*?)\s*:(?!//)(.*)$")
-_LINKED_VALUE = re.compile(r"^\s*\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]\s*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 # "Session 20.5 (Bonus Session)", "Session 12 - The Heist": the number is still the session.
 _NAME_SUFFIX = re.compile(r"^(.*?\S)\s*(?:[-–—:]\s+.*|[(\[].*)$")
@@ -270,5 +269,5 @@ def front_matter_text(note: Note, *keys: str) -> str:
     while isinstance(value, list) and len(value) == 1:  # "date: [[2024-05-10]]" is a list in a list to YAML
         value = value[0]
     if isinstance(value, str):  # a property that links a page ("[[2024-05-10]]", "[[Mirtul 3|the 3rd]]") names it
-        value = _LINKED_VALUE.sub(r"\1", value)
+        value = linked_alone(value) or value
     return str(value).strip() if isinstance(value, str | int | float) or hasattr(value, "isoformat") else ""

@@ -155,7 +155,7 @@ def _subject_verb(question: str) -> str | None:
         and may_be(ing := going.group(1).casefold(), "VERB")
         and _participle(ing, "VBG")
     ):
-        return going.group(1).casefold()
+        return ing
     m = _SUBJECT_QUESTION.match(question)
     if not m or m.group(1).casefold() in STOPWORDS or (m.group(1)[0].isupper() and not question.isupper()):
         return None

@@ -29,29 +29,30 @@ def _inside(card: dict, group: dict) -> bool:
     return g0 <= (x0 + x1) / 2 <= g1 and h0 <= (y0 + y1) / 2 <= h1
 
 
+def _area(node: dict) -> float:
+    x0, y0, x1, y1 = _box(node)
+    return (x1 - x0) * (y1 - y0)
+
+
+def _reading_order(node: dict) -> tuple[float, float]:
+    x0, y0, _, _ = _box(node)
+    return y0, x0
+
+
 def canvas_to_markdown(data: bytes) -> str:
-    nodes = json.loads(data.decode("utf-8-sig")).get("nodes") or []
-    nodes = [n for n in nodes if isinstance(n, dict)]
-    groups = [n for n in nodes if n.get("type") == "group"]
+    nodes = [n for n in json.loads(data.decode("utf-8-sig")).get("nodes") or [] if isinstance(n, dict)]
+    groups = sorted((n for n in nodes if n.get("type") == "group"), key=_reading_order)
     cards = [n for n in nodes if n.get("type") == "text" and str(n.get("text") or "").strip()]
-
-    def area(group: dict) -> float:
-        x0, y0, x1, y1 = _box(group)
-        return (x1 - x0) * (y1 - y0)
-
-    def order(node: dict) -> tuple[float, float]:
-        return _box(node)[1], _box(node)[0]
-
-    placed: dict[int, list[dict]] = {}  # a group's index (or -1: none) → its cards
+    loose: list[dict] = []  # cards in no group
+    grouped: dict[int, list[dict]] = {}  # a group's place in ``groups`` → its cards (the smallest group holding one)
     for card in cards:
         holding = [i for i, g in enumerate(groups) if _inside(card, g)]
-        placed.setdefault(min(holding, key=lambda i: area(groups[i])) if holding else -1, []).append(card)
-    parts = []
-    for i in sorted(placed, key=lambda i: (i >= 0, order(groups[i]) if i >= 0 else (0, 0))):
-        label = " ".join(str(groups[i].get("label") or "").split()) if i >= 0 else ""
-        if label:
+        (grouped.setdefault(min(holding, key=lambda i: _area(groups[i])), []) if holding else loose).append(card)
+    parts = [str(card["text"]).strip() for card in sorted(loose, key=_reading_order)]
+    for i in sorted(grouped):
+        if label := " ".join(str(groups[i].get("label") or "").split()):
             parts.append(f"## {label}")
-        parts.extend(str(card["text"]).strip() for card in sorted(placed[i], key=order))
+        parts.extend(str(card["text"]).strip() for card in sorted(grouped[i], key=_reading_order))
     return "\n\n".join(parts) + "\n"
 
 
