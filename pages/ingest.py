@@ -75,6 +75,7 @@ def index_folder(folder: Path | str, typed: bool = False) -> None:
         notes_files.remember_source(campaign, config.resolve(str(folder)).resolve())
     except ChroniclerError as err:
         st.error(err.one_line())
+        ss.pop("last_report", None)  # what an earlier read did, shown under this error, read as if this one did it
         return
     ss["last_report"] = (campaign, report)
     ss["uploader_round"] = ss.get("uploader_round", 0) + 1

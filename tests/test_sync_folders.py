@@ -67,6 +67,7 @@ def test_the_ingest_page_never_offers_nor_reads_a_campaigns_uploads(tmp_path):
     at.run()
     at.button(key="upload_go").click().run()
     assert not at.error, texts(at.error)
+    assert "What happened" in texts(at.subheader)
     field = next(t for t in at.text_input if t.key and t.key.startswith("sync_folder_"))
     assert field.value == ""  # the campaign's uploads folder is not offered as a folder to sync
     prep = tmp_path / "data" / "uploads" / "demo" / "Session Prep"
@@ -74,6 +75,7 @@ def test_the_ingest_page_never_offers_nor_reads_a_campaigns_uploads(tmp_path):
     at.text_input(key=field.key).set_value(str(prep)).run()
     at.button(key="sync_go").click().run()
     assert "holds notes uploaded to a campaign" in texts(at.error)
+    assert "What happened" not in texts(at.subheader)  # the upload's report is not shown as if this read did it
     at.text_input(key=field.key).set_value("/etc").run()
     at.button(key="sync_go").click().run()
     assert "outside the folders notes may be read from" in texts(at.error) and "notes.sync_roots" in texts(at.error)
