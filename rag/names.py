@@ -182,6 +182,14 @@ def is_everyday_word(key: str) -> bool:
     return is_a_word(key) or key in _everyday_words()
 
 
+def everyday_word_meant(typed: str) -> str | None:
+    """The everyday word a word no word list knows was typed for, one letter off ("happend" → "happened",
+    "sesion" → "session"): pyspellchecker's likeliest word one edit away, or None when none is."""
+    if is_everyday_word(typed):
+        return None
+    return _everyday_words().correction(typed)
+
+
 @lru_cache(maxsize=1)
 def _everyday_words():
     from spellchecker import SpellChecker

@@ -120,6 +120,19 @@ def test_a_possessive_typed_without_its_apostrophe_is_read_by_the_campaigns_name
     assert read_question("whats the name of vexs bear", {"vexs": True}).names == ("Vexs",)  # a name of its own
 
 
+def test_a_word_typed_a_letter_off_is_the_word_it_misspells():
+    """ "wat happend in sesion 29": a chat is typed fast. Read as names, "Happend" was searched for and the answer
+    said the notes never mention it; read as the words meant, it asks for Session 29's recap. A word a letter off a
+    name the notes write stays a name (the spelling stage reads "strhad" as Strahd), and without the campaign's
+    names nothing is respelt ("strahd" is a letter off "strand")."""
+    campaign = {"haskell": True, "strahd": True, "greatsword": False}
+    read = read_question("wat happend in sesion 29", campaign)
+    assert (read.kind, read.sessions_named, read.names) == ("recap", (29.0,), ())
+    assert read_question("who is strhad", campaign).names == ("Strhad",)
+    assert read_question("who is strahd", {}).names == ("Strahd",)
+    assert read_question("did haskell get the greatsword", campaign).names == ("Haskell",)
+
+
 # -- nothing outside rag/question reads question text ------------------------------------------------------
 
 LIBRARY = [p for p in (ROOT / "rag").rglob("*.py") if "question" not in p.relative_to(ROOT / "rag").parts[:1]]

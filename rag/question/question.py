@@ -13,7 +13,18 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from rag.names import STOPWORDS, content_words, is_everyday_word, names, norm, terms, typed_without_capitals, words
+from rag.names import (
+    STOPWORDS,
+    content_words,
+    everyday_word_meant,
+    is_everyday_word,
+    names,
+    norm,
+    one_letter_away,
+    terms,
+    typed_without_capitals,
+    words,
+)
 from rag.question.details import Attribute, asked_attribute, counted
 from rag.question.kinds import (
     answer_kind,
@@ -108,8 +119,10 @@ def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool
     it as one: ``rag.campaign.capitals``): "grog" and "clay" are names where they capitalise them, "greatsword" is
     none where they write it in lower case. A word they do not settle is a name when it is no word of everyday
     English (``rag.names.is_everyday_word``: "survivors" and "gizmo" are words, "whitestone" and "strahd" names).
-    An identity question's subject is its name whole ("who is lady kima" → "Lady Kima"). A question with a capital
-    is left as typed: its capitals say what it names."""
+    An identity question's subject is its name whole ("who is lady kima" → "Lady Kima"). A word the notes do not
+    settle that is an everyday word typed a letter off, and no name of theirs a letter off, is that word ("wat
+    happend in sesion 29" asks what happened in session 29; ``typo_of``). A question with a capital is left as
+    typed: its capitals say what it names."""
     if not typed_without_capitals(text):
         return text
     if subject:
@@ -122,10 +135,25 @@ def named_in_lower_case(text: str, subject: str | None, cased: Mapping[str, bool
             return f"{word[:-1].capitalize()}'s"  # its apostrophe, as a chat is (the notes never write "vexs")
         as_written = cased.get(word)
         if as_written is None:
-            as_written = len(word) >= LOWER_CASE_NAME_LETTERS and word not in STOPWORDS and not is_everyday_word(word)
+            if len(word) < LOWER_CASE_NAME_LETTERS or word in STOPWORDS or is_everyday_word(word):
+                return word
+            return typo_of(word, cased) or word.capitalize()
         return word.capitalize() if as_written else word
 
     return _TYPED_WORD.sub(capitalised, text)
+
+
+def typo_of(word: str, cased: Mapping[str, bool]) -> str | None:
+    """The everyday word ``word`` was typed for (``rag.names.everyday_word_meant``: "happend" → "happened"), unless
+    a name the notes write is a letter off too ("strhad" may be Strahd, which the spelling stage reads): a chat is
+    typed fast, and a slip read as a name was searched for ("they never mention Happend"). Only where the notes are
+    known (``cased`` not empty): without them, "strahd" would be read as "strand"."""
+    if not cased:
+        return None
+    meant = everyday_word_meant(word)
+    if meant is None or any(cased.get(near) for near in one_letter_away(word)):
+        return None
+    return meant
 
 
 def read_question(text: str, cased: Mapping[str, bool] | Callable[[], Mapping[str, bool]] | None = None) -> Question:
