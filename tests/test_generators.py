@@ -170,6 +170,23 @@ def test_no_one_session_first_when_another_session_matches_as_well():
     assert met.startswith("First met in Session 16.")
 
 
+def test_a_name_on_a_line_of_its_own_is_a_first_mention():
+    """ "Valentina von Zapp" on a line of its own, atop what the notes say of her, is where they first name her,
+    though no sentence under it names her again: "When did we first meet Valentina von Zapp?" had been answered
+    "First named in Session 12." from the next session's boats (vault-mink-pendleham walk)."""
+    titled = (
+        "Valentina von Zapp\n\nmid-range fleshsmith/creature-merchant\n\nwe have an invitation to one of her sidelabs."
+    )
+    boats = "We reach Valentina von Zapp's boats, which is actually two boats. One is wooden, with a door."
+    hits = [
+        replace(hit(titled, 11, 1, 1), scores={"first_mention": 1.0}),
+        replace(hit(boats, 12, 6, 2), scores={"first_mention": 0.5}),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = answer_text(gen, "When did we first meet Valentina von Zapp?", hits)
+    assert text.startswith("First named in Session 11. [Session 11 · Part 1]"), text
+
+
 def test_the_shipped_session_model_reads_what_the_answerer_computes():
     """Small, says what it was trained on, and weighs only the numbers ``session_standing`` gives."""
     from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_standing
@@ -453,8 +470,9 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     assert opening("Who is Kima?", "They seek a female halfling paladin, named Lady Kima of Vord.").startswith(
         "Kima: a female halfling paladin. "
     )
-    # how X was at the time, or a clause that ends at X, is not what X is
+    # how X was at the time, or a clause that ends at X, is not what X is; nor a thing before X's own line
     for question, text in [
+        ("Who is Flamelli?", "Haskell grabs the rope, flamelli: move up and grab the goat!"),
         ("Who is Tiberius?", "A frustrated Tiberius yells at them."),
         ("Who is Keyleth?", "Despite losing the vote, Keyleth and Vex steal the carpet."),
         ("Who is Grog?", "Not getting anywhere with Grog, the party interrogates the duergar."),
@@ -1038,6 +1056,14 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     # "she", in the sentence after the one naming Morgan, is still Morgan
     later = split_sentences(hit("Morgan reaches the stables. She saddles her horse, Biscuit, and rides out.", 3, 2))
     assert unsaid(read_question("What is the name of Morgan's horse?"), later) is None
+    # a colon names the thing it follows: there is just one tavern, and this is its name
+    docks = hit("we decide to start in a tavern - the tavern, there's just one: the Drunken Fool. It is small.", 5, 2)
+    assert unsaid(read_question("What's the name of the tavern at the docks?"), split_sentences(docks)) is None
+    assert answer_text(gen, "What's the name of the tavern at the docks?", [docks]).startswith("Drunken Fool.")
+    later = hit("We ask about the tavern, then walk back along the docks to the square: Haskell waves at us.", 5, 3)
+    assert unsaid(read_question("What's the name of the tavern?"), split_sentences(later)) == (
+        "no passage found names the tavern"
+    )
     # a name further off in the sentence names something else
     astral = split_sentences(
         hit("Valindra banishes Locke to the Astral Sea, and he thinks he sees Betsy's ship.", 9, 1)

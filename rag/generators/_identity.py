@@ -43,9 +43,10 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
             after = None  # "Not getting anywhere with Grog, the party interrogates…": a clause ends at X
         if after and after.group(1) == ":" and not _HEADS.match(sentence[: after.start()]):
             after = None  # "the vision that guided her to the Underdark: a vision of Orcus" tells of the vision
-        # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the illithid, named X", "the arcanist X"
+        # "a half Ork cleric X", "a pet bear named X", "his Huntmaster, X", "the illithid, named X", "the arcanist X";
+        # not "grabs the rope, X: move up…", where X opens a line of its own (who acts, as a log of a fight writes)
         comma = re.search(
-            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+(?:named\s+|called\s+)?{k}\b",
+            rf"\b((?:the|his|her|their|its|our)\s+(?:[\w'’-]+\s+){{0,3}}[\w'’-]+),\s+(?:named\s+|called\s+)?{k}\b(?!\s*:)",
             sentence,
             re.I,
         )

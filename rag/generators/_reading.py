@@ -43,6 +43,7 @@ _NAMING = re.compile(  # "named", "names him", "called", "known as", "whose name
     re.I,
 )
 _OPENS_SPEECH = re.compile(r"[\"“]\s*$")
+_COLON_BEFORE = re.compile(r":\s*(?:(?:the|a|an)\s+)?[\"“‘']?\s*$", re.I)  # "there's just one: the "
 _WORD_BEFORE = re.compile(r"\b([a-z][\w'-]*)[\s,:]{1,3}[\"“‘(]?$")  # "daughter " in "his daughter Madge"
 _LATER_CAPITAL = re.compile(r"(?<=[\w,;:)] )[\"“‘(\[]?([A-Z][\w'’-]+)")  # not a sentence's first word
 _TOKEN = re.compile(r"[\w'’-]+")
@@ -186,7 +187,12 @@ def names_the_noun(noun: str, before: str) -> bool:
     words after it: "a bear named", "a pet, which he names", "the tavern whose name is"; not "a halfling paladin
     named" for a tavern."""
     naming = _NAMING.search(before)
-    return bool(naming) and bool(re.search(rf"\b{noun}\b(?:\W+\w+){{0,3}}\W*$", before[: naming.start()], re.I))
+    return bool(naming) and _just_after(noun, before[: naming.start()])
+
+
+def _just_after(noun: str, text: str) -> bool:
+    """``text`` ends within three words of ``noun`` (a pattern)."""
+    return bool(re.search(rf"\b{noun}\b(?:\W+[\w'’]+){{0,3}}\W*$", text, re.I))
 
 
 def opens_speech(before: str) -> bool:
@@ -200,11 +206,14 @@ def given_as_name(question: Question, name: str, sentence: str) -> bool:
     Syldor"). Any other name in the sentence names someone else: "What did Tiberius name his pet?" had led with
     "Orion Acaba." from "Orion Acaba plays Tiberius", "What did Percy and Vex name their kids?" with "Grog.". When
     the question says what is named ("the name of the tavern"), the naming word names that, a few words after it:
-    "a halfling paladin named Lady Kima" names no tavern."""
+    "a halfling paladin named Lady Kima" names no tavern. A colon names it too, a few words after the thing: "the
+    tavern, there's just one: the Drunken Fool"; not a name after any colon ("Haskell: step…" is who acts)."""
     before = sentence[: sentence.find(name)]
+    thing = question.attribute.thing.split()[-1] if question.attribute and question.attribute.thing else ""
     if _NAMING.search(before):
-        thing = question.attribute.thing.split()[-1] if question.attribute and question.attribute.thing else ""
         return not thing or names_the_noun(noun_pattern(thing), before)
+    if thing and (colon := _COLON_BEFORE.search(before)) and _just_after(noun_pattern(thing), before[: colon.start()]):
+        return True
     m = _WORD_BEFORE.search(before)
     return bool(m) and m.group(1) not in STOPWORDS and m.group(1) in question.words
 

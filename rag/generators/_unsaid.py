@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from rag.generators._reading import named_near
-from rag.names import article, forms_pattern, norm, noun_forms, plural, said_by_one_word
+from rag.generators._reading import given_as_name, named_near
+from rag.names import article, forms_pattern, names, norm, noun_forms, plural, said_by_one_word
 from rag.question import Attribute, Question
 
 # A name is the thing's when said this close to it: "names the borrowed ship Going Merry", "their father, Syldor",
@@ -58,7 +58,10 @@ def said_anywhere(attribute: Attribute, question: Question, sentences) -> bool:
             around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
             if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
                 continue
-        if attribute.shape == "name" and not named_near(question, s.text, mentions, NAME_NEAR):
+        if attribute.shape == "name" and not (
+            named_near(question, s.text, mentions, NAME_NEAR)
+            or any(given_as_name(question, name, s.text) for name in names(s.text))  # as a lead reads it
+        ):
             continue
         return True
     return False

@@ -103,7 +103,7 @@ class ExtractiveGenerator(Generator):
             s.pick = weigh.pick_meaning * max(s.meaning, 0.0) + weigh.pick_keywords * s.overlap
             s.pick += standing(s.hit, weigh) + weigh.pick_before * before.get((s.hit.chunk.id, s.order), 0.0)
             if question.by_order and (mention := s.hit.scores.get("first_mention", 0.0)):  # naming them first/last
-                s.pick += weigh.pick_mention * mention * names_passage(question.names, s.text)
+                s.pick += weigh.pick_mention * mention * names_passage(question.names, f"{s.lead_in} {s.text}")
             s.pick += weigh.pick_typed * (short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None)
             if question.ours and the_evening(s.hit.chunk.heading):  # asked in the party's voice, the evening's own
                 s.pick = 0.0  # business (a stream's giveaway) is no story of theirs: quoted only if nothing else is
