@@ -20,7 +20,7 @@ from rag.config import NotesConfig, SecretsConfig
 from rag.errors import NotesError
 from rag.ingest import formats
 from rag.ingest.dated_sessions import number_dated_sessions
-from rag.ingest.parse import find_header, parse_note, unread_front_matter
+from rag.ingest.parse import find_header, parse_note
 from rag.ingest.secrets import decide, gm_folder
 from rag.models import Note
 
@@ -113,7 +113,7 @@ def _folder_link_reason(path: Path, root: Path) -> str:
 
 
 def _decider(secrets: SecretsConfig, outer: tuple[str, ...]):
-    return lambda note, text: decide(note, secrets, outer, unread_front_matter(text) if text else None)
+    return lambda note: decide(note, secrets, outer)
 
 
 def size_limit(config: NotesConfig, suffix: str) -> tuple[float, str]:
@@ -125,7 +125,7 @@ def size_limit(config: NotesConfig, suffix: str) -> tuple[float, str]:
 
 
 def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> Note | Skipped:
-    """The note with its visibility decided by ``decided(note, text)``, or why it is skipped (a GM-only
+    """The note with its visibility decided by ``decided(note)``, or why it is skipped (a GM-only
     note that turns out empty is a GM-only skip)."""
     target = path.resolve()
     if root not in target.parents:
@@ -149,7 +149,7 @@ def _read(path: Path, source: str, root: Path, config: NotesConfig, decided) -> 
         return _read_document(data, source, ".eml", config, decided)
     if config.skip_templates and is_template(source, text):
         return Skipped(source, "a template, not a note ({{title}} placeholders or a templates folder)")
-    note = decided(parse_note(text, source, config), text)
+    note = decided(parse_note(text, source, config))
     if not note.body.strip() and not note.about:  # a page whose front matter describes it has that to read
         header = config.narrative_header.strip()
         if note.body_line > 1 and find_header(text.split("\n"), 0, header) is not None:
@@ -171,7 +171,7 @@ def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig, d
     if not data.strip():
         return Skipped(source, "empty file")
     try:
-        note = decided(formats.read(data, source, suffix, config), "")
+        note = decided(formats.read(data, source, suffix, config))
     except formats.Unreadable as err:
         return Skipped(source, err.reason)
     if not note.body.strip():

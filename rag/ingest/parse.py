@@ -40,6 +40,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
     lines = [line.rstrip("\r") for line in text.split("\n")]  # a stray CR inside a line is cleaned later
     warnings: list[str] = []
     front, start = _front_matter(lines, warnings)
+    unread = _unread_block(lines) if warnings else None  # every warning so far is the front matter's
     header_at = find_header(lines, start, config.narrative_header)
     title = ""
     if header_at is not None:
@@ -89,6 +90,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         front_matter=front,
         warnings=tuple(warnings),
         session_from=session_from if session is not None else "",
+        unread_front_matter=unread,
     )
 
 
@@ -155,19 +157,14 @@ def _key_by_key(block: list[str]) -> dict:
     return out
 
 
-def unread_front_matter(text: str) -> list[str] | None:
-    """The lines of a front-matter block that ``parse_note`` could not read (not valid YAML, never closed, not a
-    mapping), so the GM rules can still look into it (``rag.ingest.secrets``: a GM key named there fails
-    closed); None when the note opens with no such block. An unclosed block ends at its first blank line."""
-    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]
-    warnings: list[str] = []
-    _front_matter(lines, warnings)
-    if not warnings:
-        return None
+def _unread_block(lines: list[str]) -> tuple[str, ...]:
+    """The lines of a front-matter block ``_front_matter`` warned of (not valid YAML, never closed, not a mapping),
+    so the GM rules can still look into it (``rag.ingest.secrets``: a GM key named there fails closed). An
+    unclosed block ends at its first blank line."""
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
-    return lines[1:end]
+    return tuple(lines[1:end])
 
 
 def find_header(lines: list[str], start: int, header: str) -> int | None:

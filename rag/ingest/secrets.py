@@ -121,18 +121,18 @@ def _folder_glob(folders: tuple[str, ...], globs: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(p.casefold(), g.strip("/").casefold()) for g in globs for p in paths)
 
 
-def decide(note: Note, config: SecretsConfig, outer: tuple[str, ...] = (), unread: list[str] | None = None) -> Note:
+def decide(note: Note, config: SecretsConfig, outer: tuple[str, ...] = ()) -> Note:
     """The note with its visibility decided, and the decisions a player could not guess written into its
     warnings (the Ingest report's note column): a GM folder known only by the name of the folder read, and a
-    front-matter block the parser could not read (``unread``, from ``rag.ingest.parse.unread_front_matter``),
+    front-matter block the parser could not read (``Note.unread_front_matter``),
     which is GM-only when it names a GM key or tag: a broken block must not open a note its GM closed."""
     rule, warnings = note_rule(note, config, outer), list(note.warnings)
     if rule == GM_FRONT_MATTER and (unclear := front_matter_mark(note.front_matter)[1]):
         warnings.append(f"GM only: its front matter says '{unclear}', which is not a value Chronicler knows")
     if rule == GM_FOLDER and outer and not gm_folder(PurePosixPath(note.source).parts[:-1], config):
         warnings.append(f"GM only: the folder it was read from ('{outer[-1]}') is named like a GM folder")
-    if unread is not None:  # said after the parser's own warning about the block, which says why
-        named = unread_marks(unread, config)
+    if note.unread_front_matter is not None:  # said after the parser's own warning about the block, which says why
+        named = unread_marks(list(note.unread_front_matter), config)
         if named:
             rule = rule or GM_FRONT_MATTER
             decision = f"it names {', '.join(named)}, so the whole note is GM only"

@@ -93,6 +93,9 @@ class Note:
     session_from: str = ""  # see SESSION_ORIGINS
     visibility: str = "player"  # see VISIBILITIES: "gm" for a note marked GM-only as a whole
     secret_by: str = ""  # the rule that made it GM-only ("GM folder", "front matter", …); "" for player notes
+    # the lines of a front-matter block the parser could not read (not YAML, never closed, not a mapping), which
+    # the GM rules still look into (``rag.ingest.secrets.decide``); None when the note opens with no such block
+    unread_front_matter: tuple[str, ...] | None = None
 
     def __post_init__(self):
         if not self.source or self.source.startswith("/") or ".." in self.source.split("/"):
