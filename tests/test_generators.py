@@ -187,6 +187,26 @@ def test_a_name_on_a_line_of_its_own_is_a_first_mention():
     assert text.startswith("First named in Session 11. [Session 11 · Part 1]"), text
 
 
+def test_a_name_the_quotes_give_answers_though_the_best_sentence_gives_none():
+    """ "What are our horses called again?": the sentence that matches best tells of the horses, the one after it
+    names them, and the answer quotes both. It had been refused because the best sentence alone held no name; a
+    name question is refused when what the answer would quote gives none (vault-tyranny, CRD3, vault-goblins)."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    told = hit("A familiar of Haskell pops out of a hatch there. Haskell calls to his familiar, Flamelli.", 2, 6)
+    asked = "What is the name of Haskell's familiar?"
+    assert support_score(gen, asked, [told]) > 0
+    assert answer_text(gen, asked, [told]).startswith("Flamelli. [Session 2 · Part 6]\n\n")
+    unnamed = hit("A familiar of Haskell pops out of a hatch there. Haskell calls to it, then Flamelli sleeps.", 2, 6)
+    assert support_score(gen, asked, [unnamed]) == 0.0
+
+
+def test_a_name_in_quotes_leads_without_the_comma_typed_inside_them():
+    """'greets him as "Lucien," and hugs him': the name is Lucien; the lead had read "Lucien,." (CRD3)."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    bar = hit('Below, they meet a tabaxi woman who recognizes Molly, greets him as "Lucien," and hugs him.', 13, 6)
+    assert answer_text(gen, "What name did the tabaxi woman call Molly?", [bar]).startswith("Lucien. [Session 13")
+
+
 def test_the_shipped_session_model_reads_what_the_answerer_computes():
     """Small, says what it was trained on, and weighs only the numbers ``session_standing`` gives."""
     from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_standing

@@ -110,7 +110,7 @@ def short_answer(
         new = [n for n in new if not supposed(sentence[: sentence.find(n)])]
     quoted = [  # a title or an item's name is capitalised; "archeologist" in quotes is the notes' irony; someone
         q  # the question names is not its answer, however the notes write them ("Lady Vex'ahlia" for Vex)
-        for q in _QUOTED.findall(sentence)
+        for q in (q.rstrip(",;: ") for q in _QUOTED.findall(sentence))  # greets him as "Lucien," and…
         if norm(q) not in question.normed
         and len(q.split()) <= 5
         and re.search(r"[A-Z]", q)

@@ -154,7 +154,9 @@ class ExtractiveGenerator(Generator):
         elif question.kind in NEXT_LINE_DETAILS:  # a number is often typed on the line after, which its quote shows
             parts = passage_parts(best.hit)
             shown = joined([parts[o] for o in self.quote_run(best, set(), parts)])
-        missing, where = missing_detail(question, shown), "closest passage never gives"
+        # a name is the asked thing's only where a sentence gives it as one, which the quotes are read for below
+        missing = missing_detail(question, shown) if question.kind != "name" else None
+        where = "closest passage never gives"
         if not missing and question.kind in DETAIL_KINDS:  # what the answer would quote must give it too
             missing, where = self.quotes_lack(question, all_sentences), "passages it would quote never give"
         if missing:
