@@ -183,10 +183,8 @@ def is_everyday_word(key: str) -> bool:
 
 
 def everyday_word_meant(typed: str) -> str | None:
-    """The everyday word a word no word list knows was typed for, one letter off ("happend" → "happened",
-    "sesion" → "session"): pyspellchecker's likeliest word one edit away, or None when none is."""
-    if is_everyday_word(typed):
-        return None
+    """The everyday word a word typed a letter off was meant for ("happend" → "happened", "sesion" → "session"):
+    pyspellchecker's likeliest word one edit away (an everyday word is itself), or None when none is."""
     return _everyday_words().correction(typed)
 
 

@@ -25,8 +25,8 @@ class Sentence:
     overlap: float = 0.0
     previous: str = ""  # the sentence before it in its passage: who "He's an anthropologist…" is about
     under: str = ""  # the line a nested bullet hangs under (``outline``): what "Chain armor, worn under armor" is
-    # the lines too short to answer right before it: a name on a line of its own titles what follows it
-    # ("Valentina von Zapp" / "mid-range fleshsmith" / "we have an invitation to one of her sidelabs")
+    # the parts right before it that cannot answer (``answers``: short lines, questions): a name on a line of its own
+    # titles what follows it ("Valentina von Zapp" / "mid-range fleshsmith" / "we have an invitation to…")
     lead_in: str = ""
     named: frozenset[str] | None = None  # what the passages read for the question capitalise (``capitalised_within``)
 
@@ -75,8 +75,8 @@ def answers(part: str) -> bool:
 
 
 def split_sentences(hit: Hit) -> list[Sentence]:
-    """The passage's sentences that can answer (``answers``), each knowing the one before it and the short lines
-    right above it."""
+    """The passage's sentences that can answer (``answers``), each knowing the one before it and the parts right
+    above it that cannot (``Sentence.lead_in``)."""
     out: list[Sentence] = []
     short: list[str] = []
     for order, (part, under) in enumerate(outline(hit)):

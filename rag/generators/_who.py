@@ -13,7 +13,7 @@ import re
 
 from rag.names import AUXILIARIES, OWNER_MARK, content_words, norm, noun_pattern
 from rag.question import Question
-from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base
+from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base, participle
 
 # "was hired", "has been sent", "got hired": the subject is not the one who did it
 _PASSIVE = re.compile(r"\b(?:was|were|is|are|be|been|being|got|gets|get)\s+(?:[a-z]+ly\s+)?$", re.I)
@@ -163,7 +163,7 @@ def doers(names: list[str], sentence: str, question: Question) -> list[str]:
         return 0 <= at < said.start() and bool(_RELATIVE.fullmatch(between) or not _CLAUSE.search(between))
 
     before = [n for n in sorted(filter(subject, names), key=lambda n: -sentence.find(n)) if n not in agents]
-    progressive = said.group(0).casefold().endswith("ing")  # "was riding the dragon": the one before rode it
+    progressive = participle(said.group(0).casefold(), "VBG")  # "was riding the dragon": the one before rode it
     passive = not progressive and _PASSIVE.search(sentence[: said.start()]) or _BY_AFTER.match(sentence, said.end())
     if not question.asks_doer:  # whom it was done to: after the verb in its clause, or the subject of a passive
         if passive:

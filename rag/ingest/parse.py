@@ -39,8 +39,7 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         text = text.replace("\r", "\n")
     lines = [line.rstrip("\r") for line in text.split("\n")]  # a stray CR inside a line is cleaned later
     warnings: list[str] = []
-    front, start = _front_matter(lines, warnings)
-    unread = _unread_block(lines) if warnings else None  # every warning so far is the front matter's
+    front, start, unread = _front_matter(lines, warnings)
     header_at = find_header(lines, start, config.narrative_header)
     title = ""
     if header_at is not None:
@@ -111,15 +110,18 @@ def _about(front: dict, front_lines: list[str]) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
-    """``(front matter, index of the first line after it)``; a block never closed, or one that is no mapping of
-    keys, stays in the text; one that is not valid YAML is read key by key (``_key_by_key``)."""
+def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int, tuple[str, ...] | None]:
+    """``(front matter, index of the first line after it, the block's lines when it could not be read)``; a block
+    never closed, or one that is no mapping of keys, stays in the text; one that is not valid YAML is read key by
+    key (``_key_by_key``). The lines of a block not read as YAML go to the GM rules (``Note.unread_front_matter``:
+    a GM key named there fails closed); an unclosed block ends at its first blank line."""
     if not lines or lines[0].strip() != "---":
-        return {}, 0
+        return {}, 0, None
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         warnings.append("front matter starts with '---' on line 1 but is never closed; read it as text")
-        return {}, 0
+        blank = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+        return {}, 0, tuple(lines[1:blank])
     try:
         data = yaml.safe_load("\n".join(lines[1:end]))
     except yaml.YAMLError as err:
@@ -127,13 +129,13 @@ def _front_matter(lines: list[str], warnings: list[str]) -> tuple[dict, int]:
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         warnings.append(f"front matter is not valid YAML ({problem}{where}); its keys were read one by one")
-        return _key_by_key(lines[1:end]), end + 1
+        return _key_by_key(lines[1:end]), end + 1, tuple(lines[1:end])
     if data is None:
-        return {}, end + 1
+        return {}, end + 1, None
     if not isinstance(data, dict):
         warnings.append(f"front matter is a YAML {type(data).__name__}, not a mapping of keys; read it as text")
-        return {}, 0
-    return {str(k): v for k, v in data.items()}, end + 1
+        return {}, 0, tuple(lines[1:end])
+    return {str(k): v for k, v in data.items()}, end + 1, None
 
 
 def _key_by_key(block: list[str]) -> dict:
@@ -155,16 +157,6 @@ def _key_by_key(block: list[str]) -> dict:
             value = first.strip().strip("\"'") or None
         out.setdefault(key, value)
     return out
-
-
-def _unread_block(lines: list[str]) -> tuple[str, ...]:
-    """The lines of a front-matter block ``_front_matter`` warned of (not valid YAML, never closed, not a mapping),
-    so the GM rules can still look into it (``rag.ingest.secrets``: a GM key named there fails closed). An
-    unclosed block ends at its first blank line."""
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    if end is None:
-        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
-    return tuple(lines[1:end])
 
 
 def find_header(lines: list[str], start: int, header: str) -> int | None:

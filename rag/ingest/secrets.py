@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -132,7 +133,7 @@ def decide(note: Note, config: SecretsConfig, outer: tuple[str, ...] = ()) -> No
     if rule == GM_FOLDER and outer and not gm_folder(PurePosixPath(note.source).parts[:-1], config):
         warnings.append(f"GM only: the folder it was read from ('{outer[-1]}') is named like a GM folder")
     if note.unread_front_matter is not None:  # said after the parser's own warning about the block, which says why
-        named = unread_marks(list(note.unread_front_matter), config)
+        named = unread_marks(note.unread_front_matter, config)
         if named:
             rule = rule or GM_FRONT_MATTER
             decision = f"it names {', '.join(named)}, so the whole note is GM only"
@@ -153,7 +154,7 @@ _KEY = re.compile(r"^[ \t]*(?:-[ \t]+)?[\"']?([^\"':#]+?)[\"']?[ \t]*:(.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]*-[ \t]*(.*)$")
 
 
-def unread_marks(lines: list[str], config: SecretsConfig) -> list[str]:
+def unread_marks(lines: Sequence[str], config: SecretsConfig) -> list[str]:
     """The GM keys (``public``, ``gm-only``, ``visibility``…) and GM tags named in a front-matter block that
     could not be read, whatever their values say: unreadable, a value cannot be trusted to open the note."""
     named: list[str] = []

@@ -146,14 +146,14 @@ def _subject_verb(question: str) -> str | None:
     if have := _HAVE_QUESTION.match(question):
         word, to, last = have.group(2), bool(have.group(1)), WORD.findall(question)[-1]
         # "Who had Vex met?", "Who has the party met?", "Who had been sent…?" ask whom
-        subject_then_participle = _DETERMINED.match(question, have.start(2)) and _participle(last)
+        subject_then_participle = _DETERMINED.match(question, have.start(2)) and participle(last)
         if word == "been" or not to and (word[0].isupper() or subject_then_participle):
             return None
-        return word.casefold() if to or _participle(word.casefold()) else "have"
+        return word.casefold() if to or participle(word.casefold()) else "have"
     if (
         (going := _PROGRESSIVE.match(question))
         and may_be(ing := going.group(1).casefold(), "VERB")
-        and _participle(ing, "VBG")
+        and participle(ing, "VBG")
     ):
         return ing
     m = _SUBJECT_QUESTION.match(question)
@@ -162,7 +162,7 @@ def _subject_verb(question: str) -> str | None:
     return m.group(1)
 
 
-def _participle(word: str, tag: str = "VBN") -> bool:
+def participle(word: str, tag: str = "VBN") -> bool:
     """A past participle by lemminflect ("carried", "done", "met"; ``tag`` "VBG": "riding", not "nothing" nor
     "willing"), not a verb's base form."""
     from lemminflect import getInflection
