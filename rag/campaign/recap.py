@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rag.campaign.entities import Entity, SessionKey, entity_index, session_key, session_label
-from rag.campaign.table_talk import TableTalk, retells
+from rag.campaign.evening import retells
+from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.names import sentences

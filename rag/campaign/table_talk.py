@@ -20,63 +20,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rag.campaign.entities import Entity
+from rag.campaign.evening import around_the_game
 from rag.campaign.other_names import key
 from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.names import names as proper_names
 
-# the evening's own business, which tells nothing of the characters
-_EVENING = (
-    r"(?:pre|post|after|before)[\s-]?(?:show|stream|game|session|game chat)",
-    r"announcements?",
-    r"break",
-    r"intermission",
-    r"interval",
-    r"q\s*&\s*a",
-    r"questions? (?:and|&) answers?",
-    r"housekeeping",
-    r"out[\s-]of[\s-](?:game|character)",
-    r"ooc",
-    r"table[\s-]talk",
-    r"afterword",
-    r"sponsors?",
-    r"shout[\s-]?outs?",
-)
-# ...and the story told around this session's: retold from before, planned for next time
-_AROUND = (*_EVENING, r"previously(?: on)?", r"last time(?: on)?", r"next (?:session|time|week)")
-AROUND_THE_GAME = re.compile(r"^\W*(?:" + "|".join(_AROUND) + r")(?!\w)", re.IGNORECASE)
-THE_EVENING = re.compile(r"^\W*(?:" + "|".join(_EVENING) + r")(?!\w)", re.IGNORECASE)
 _RETOLD = re.compile(r"^\W*(?:previously|last time|recap)\b", re.IGNORECASE)
 _QUOTE = re.compile(r"^\s*(?:[-*+]\s+)?[\"“„«]")
-
-
-# "Previously on Critical Role", "Last time…", "Last Session Recap", or a heading naming an earlier session ("Session 9
-# Recap" in the note of session 10): a scene that retells what happened before this session
-_EARLIER = re.compile(r"^\W*(?:previously|last time|(?:last|previous) session)\b", re.IGNORECASE)
-_SESSION_NAMED = re.compile(r"\b(?:session|episode)\s*#?\s*(\d+(?:\.\d+)?)\b", re.IGNORECASE)
-
-
-def retells(chunk: Chunk) -> bool:
-    """The passage sits in a scene that retells an earlier session ("Previously on…", "Last time", "Last Session
-    Recap", "Session 9 Recap" in session 10's note): what it tells happened then, and is told where it happened
-    too."""
-    heading = chunk.heading or ""
-    if _EARLIER.match(heading):
-        return True
-    named = _SESSION_NAMED.search(heading)
-    return bool(named and chunk.session is not None and float(named.group(1)) < chunk.session)
-
-
-def around_the_game(heading: str) -> bool:
-    """A scene heading that names a part of the evening around the game ("Break", "Q&A", "Pre-Show", "Previously
-    on…", "Next Session")."""
-    return bool(AROUND_THE_GAME.match(heading or ""))
-
-
-def the_evening(heading: str) -> bool:
-    """A scene heading that names the evening's own business ("Announcements", "Break", "Q&A"), not the story told
-    before or planned after this session's: what the players did, not their characters."""
-    return bool(THE_EVENING.match(heading or ""))
 
 
 def _lines(chunk: Chunk) -> list[str]:

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag.campaign.entities import Entity, SessionKey, session_key, session_label
-from rag.campaign.table_talk import TableTalk, retells
+from rag.campaign.evening import retells
+from rag.campaign.table_talk import TableTalk
 from rag.config import TableTalkConfig
 from rag.models import Chunk
 from rag.models.dates import first_day, is_day

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.campaign.table_talk import around_the_game, retells
+from rag.campaign.evening import around_the_game, retells
 from rag.generators._amounts import AMOUNT_KINDS, amount_in, missing_amount
 from rag.generators._identity import describe
 from rag.generators._places import in_place, is_place

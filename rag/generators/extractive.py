@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.campaign.table_talk import the_evening
+from rag.campaign.evening import the_evening
 from rag.config import AnswerConfig, ReadingConfig
 from rag.generators import Generator, History, Support
 from rag.generators._decisions import SESSION_LEAD_PATH, load_decisions, session_of, session_standing

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from rag.campaign.aliases import AliasTable
-from rag.campaign.table_talk import retells, the_evening
+from rag.campaign.evening import retells, the_evening
 from rag.config import RetrievalConfig
 from rag.models import Chunk
 from rag.names import CLAUSE_BEFORE, WHO_IS, in_full, introduction, norm
