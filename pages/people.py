@@ -17,9 +17,9 @@ PICKED = "entity"
 
 st.title(":material/groups: People & places")
 st.caption(
-    f"Everyone and everything your notes on **{campaign}** link with [[double brackets]] or give a page, each once, "
-    "whatever name the notes use; a passage that writes one of their names mentions them, linked or not. The "
-    "sidebar's 'As of session' keeps later sessions out."
+    f"Everyone and everything your notes on **{campaign}** link with [[double brackets]], give a page, or write as "
+    "a name (with a capital, in two passages or more), each once, whatever name the notes use; a passage that "
+    "writes one of their names mentions them, linked or not. The sidebar's 'As of session' keeps later sessions out."
 )
 _, filters = sidebar.search_settings(config)
 pipeline = state.pipeline(config)
@@ -31,8 +31,8 @@ except ChroniclerError as err:
 entities = cast.entities
 if not entities:
     st.info(
-        "No one here yet. Link names in your notes like [[Grog]] or give people and places pages of their own "
-        "(a note in an NPCs or Locations folder), then read the notes again.",
+        "No one here yet. Write names with a capital, link them like [[Grog]] or give people and places pages of "
+        "their own (a note in an NPCs or Locations folder), then read the notes again.",
         icon=":material/person_search:",
     )
     st.stop()
@@ -61,7 +61,8 @@ with right:
     also = f" · also called {', '.join(entity.aliases[:5])}" if entity.aliases else ""
     seen = f"first in {entity.first_seen}, last in {entity.last_seen}" if entity.sessions else "on no session note yet"
     st.subheader(entity.name)
-    st.caption(f"{entity.kind or 'linked in the notes'}{also} · {count_of(entity.mentions, 'passage')} · {seen}")
+    how = entity.kind or ("named in the notes, never linked" if entity.unlinked else "linked in the notes")
+    st.caption(f"{how}{also} · {count_of(entity.mentions, 'passage')} · {seen}")
     own = cast.page(entity)
     if own:
         for c in story.page_opening(own):

@@ -32,13 +32,13 @@ def cmd_entities(config: Config, args: argparse.Namespace) -> int:
     if args.name:
         entity = resolve(entities, args.name)
         if entity is None:
-            raise ChroniclerError(f"No one and nothing called '{args.name}' is linked in the notes.")
+            raise ChroniclerError(f"No one and nothing called '{args.name}' is linked or named in the notes.")
         entities = [entity]
     rows = [
         {
             "name": e.name,
             "aliases": e.aliases,
-            "kind": e.kind,
+            "kind": e.kind or ("named" if e.unlinked else "linked"),
             "page": e.page,
             "mentions": e.mentions,
             "first_session": session_label(e.first_session) if e.first_session else None,
@@ -53,7 +53,7 @@ def cmd_entities(config: Config, args: argparse.Namespace) -> int:
     for r in rows[: args.limit]:
         seen = f"{r['first_session']} – {r['last_session']}" if r["first_session"] else "no session"
         aka = f" (also {', '.join(r['aliases'][:3])})" if r["aliases"] else ""
-        print(f"{r['name']}{aka}\t{r['kind'] or '-'}\t{r['mentions']} passages\t{seen}")
+        print(f"{r['name']}{aka}\t{r['kind']}\t{r['mentions']} passages\t{seen}")
     return 0
 
 

@@ -374,6 +374,41 @@ def test_a_name_written_without_its_link_is_a_mention(tmp_path):
     assert resolve(entities, "Oleg's Trading Post").sessions == [(0, 1.0), (0, 2.0)]
 
 
+def test_names_the_notes_write_without_links_are_entries_of_their_own(tmp_path):
+    """A vault without links listed only its pages: the notes' own capitals say who else is there. A run of words
+    capitalised in mid-sentence is a name, with its particles ("Adrian von Brahm", who is also "Brahm"; but "Waterdeep" is not the Blackstaff of Waterdeep) and an
+    abbreviated title ("Prof. Mink", never "Prof" alone); not a dictionary word ("the Inn"), a name said in one
+    passage, a name in the evening's own business ("Gen Con") nor a known entity's other words ("Rolo" of the
+    linked Percy de Rolo). A sentence's end parts two names ("Mme Arlette. Brahm")."""
+    vault = write_notes(
+        tmp_path / "v",
+        {
+            "Session 1.md": "## Arrival\n- We meet Mme Arlette at the Inn. She works for Adrian von Brahm.\n"
+            "- Prof. Mink sends us to [[Percy de Rolo]]; the Rolo house is shut.\n"
+            "## Announcements\n- See you all at Gen Con next month!\n",
+            "Session 2.md": "## The Job\n- We are paid by Mme Arlette. Brahm is angry, and so is Prof. Mink.\n"
+            "- we sleep at the Inn and talk of the Rolo house. Zander waves once.\n"
+            "## Break\n- Pizza, and more about Gen Con.\n",
+            "Session 3.md": "## The Factory\n- Brahm's factory burns and Adrian von Brahm flees.\n"
+            "- We sail to Waterdeep, where the Blackstaff of Waterdeep waits.\n",
+            "Session 4.md": "## Home\n- In Waterdeep at last. The Blackstaff of Waterdeep is gone.\n",
+        },
+    )
+    chunks, _ = timeline_of(vault)
+    entities = entity_index(chunks)
+    unlinked = {e.name: e for e in entities if e.unlinked}
+    assert set(unlinked) == {"Mme Arlette", "Adrian von Brahm", "Prof. Mink", "Blackstaff of Waterdeep", "Waterdeep"}
+    brahm = unlinked["Adrian von Brahm"]
+    assert (brahm.aliases, brahm.first_seen, brahm.last_seen, brahm.mentions) == (
+        ["Brahm"],
+        "Session 1",
+        "Session 3",
+        3,
+    )
+    assert resolve(entities, "Brahm") is brahm
+    assert not resolve(entities, "Percy de Rolo").unlinked
+
+
 def test_a_name_whose_common_nouns_are_written_in_lower_case_is_still_a_mention(tmp_path):
     """A real vault wrote "the Hare clan" six times and "Hare Clan" never: its page said "on no session note yet".
     The name's capital in mid-sentence marks it; at a sentence's start, or all in lower case, it does not."""

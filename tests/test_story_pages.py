@@ -71,6 +71,20 @@ def test_a_misspelt_link_is_one_entry_and_counts_read_as_a_player_writes_them(tm
     assert "1 passage ·" in said and "1 passages" not in said
 
 
+def test_a_name_the_notes_never_link_is_listed_with_where_it_was_first_seen(tmp_path):
+    notes = {
+        "Session 1.md": "## The Office\n- We meet Mme Arlette, who hires us to find a thief.\n",
+        "Session 2.md": "## The Docks\n- The thief works for Mme Arlette after all.\n",
+    }
+    at = sync(start(), write_notes(tmp_path / "v", notes))
+    at.switch_page("pages/people.py").run()
+    assert not at.exception
+    arlette = frame(at, "passages").set_index("name").loc["Mme Arlette"]
+    assert (arlette["passages"], arlette["first seen"]) == (2, "Session 1")
+    at.selectbox(key="entity").set_value("Mme Arlette").run()
+    assert "named in the notes, never linked · 2 passages · first in Session 1, last in Session 2" in texts(at.caption)
+
+
 def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
     at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
     at.switch_page("pages/story.py").run()

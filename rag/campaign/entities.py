@@ -22,6 +22,7 @@ from rag.campaign.mentions import Naming
 from rag.campaign.other_names import is_name, linked_for_its_parts, own, said_apart, shares_a_name
 from rag.campaign.other_names import key as _key
 from rag.campaign.spelling import misspellings
+from rag.campaign.unlinked import unlinked_names
 from rag.models import Chunk, format_session, page_kind
 from rag.names import is_everyday_word
 
@@ -48,6 +49,7 @@ class Entity:
     page: str = ""  # its own note's source, when it has one
     sessions: list[SessionKey] = field(default_factory=list)  # ascending, where a session note links or names it
     passages: set[str] = field(default_factory=set, repr=False)  # the ids of the passages that link or name it
+    unlinked: bool = False  # named in the notes' words only: no link, no page (``rag.campaign.unlinked``)
 
     @property
     def mentions(self) -> int:
@@ -255,7 +257,8 @@ def _join_nicknames(names: _Names) -> None:
 
 
 def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> list[Entity]:
-    """Every entity the passages link or have a page for, most mentioned first (then by name). Names are joined
+    """Every entity the passages link or have a page for, and those they only name (``rag.campaign.unlinked``),
+    most mentioned first (then by name). Names are joined
     only where the notes say they are one (``rag.campaign.other_names``): a page's own names, and link texts that
     name their page. ``blank_pages``: the notes (by source) with nothing written in them yet, which are pages too
     (``rag.ingest.campaign_files.save_blank_pages``)."""
@@ -343,10 +346,14 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
         e.aliases = [a for a, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0].casefold()))]
         entities[root] = e
     naming = Naming({root: [e.name, *e.aliases] for root, e in entities.items()})
+    # the names no link nor page gives, read apart: their words take no short name from a known entity's
+    unlinked = {f"unlinked:{_key(n[0])}": Entity(n[0], n[1:], unlinked=True) for n in unlinked_names(chunks, naming)}
+    entities |= unlinked
+    unlinked_naming = Naming({root: [e.name, *e.aliases] for root, e in unlinked.items()})
     for c in chunks:
         linked = (names.root(_key(t)) for t in c.entities)
         named = (root for root in naming.named(c.text) if c.source != entities[root].page)
-        for root in dict.fromkeys((*linked, *named)):
+        for root in dict.fromkeys((*linked, *named, *unlinked_naming.named(c.text))):
             e = entities[root]
             e.passages.add(c.id)
             key = session_key(c)
