@@ -155,7 +155,7 @@ if movement is not None:
 
 advanced.markdown("**Every candidate**")
 advanced.caption(
-    "A score shown as None means that search stage did not run or did not find the passage; it is not a zero."
+    "A score shown as a dash means that search stage did not run or did not find the passage; it is not a zero."
 )
 frame = hits_frame(candidates, hits)
 stage_help = {
@@ -195,6 +195,7 @@ advanced.dataframe(
     hide_index=True,
     width="stretch",
     column_config=columns,
+    placeholder="–",  # a stage that did not score the passage: not "None", a word a player does not read
     key="candidates_table",
     column_order=[
         "rank",

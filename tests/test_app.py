@@ -265,6 +265,8 @@ def test_search_table_and_charts_match_the_hits(tmp_path):
         assert column in table.columns
     assert len(table) == len(expected.candidates)
     assert table["keyword"].isna().all() and table["fused"].isna().all()  # dense mode: stages that did not run
+    assert at.dataframe[0].proto.placeholder == "–"  # ...shown as a dash, not "None"
+    assert "None" not in texts(at.caption)
     shown = table[table["status"] == "shown"]
     assert list(shown["name"]) == [h.chunk.name for h in expected.hits]
     assert list(shown["dense"]) == pytest.approx([h.scores["dense"] for h in expected.hits])
