@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.campaign.entities import entity_index, mentions, resolve, session_label
+from rag.campaign.entities import Entity, entity_index, mentions, resolve, session_label
 from rag.campaign.recap import MAX_LINES, coverage, recap_session, tells
 from rag.campaign.table_talk import TableTalk
 from rag.campaign.timeline import evening_title, timeline
@@ -406,6 +406,12 @@ def test_names_the_notes_write_without_links_are_entries_of_their_own(tmp_path):
         3,
     )
     assert resolve(entities, "Brahm") is brahm
+    assert resolve(entities, "Arlette") is unlinked["Mme Arlette"]  # never written without her title
+    assert resolve(entities, "Mink") is unlinked["Prof. Mink"]
+    assert resolve(entities, "Waterdeep") is unlinked["Waterdeep"]  # its own name first
+    kima, hammer, vord = Entity("Lady Kima"), Entity("Kima's Hammer"), Entity("Kima of Vord")
+    assert resolve([kima, hammer], "Kima") is kima  # the hammer is hers, not her
+    assert resolve([kima, hammer, vord], "Kima") is None  # two names hold her name: neither is sure
     assert not resolve(entities, "Percy de Rolo").unlinked
 
 

@@ -365,10 +365,17 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
 
 
 def resolve(entities: Sequence[Entity], name: str) -> Entity | None:
-    """The entity called ``name`` (any case), else the most mentioned one that the notes also call so."""
+    """The entity called ``name`` (any case), else the most mentioned one that the notes also call so, else the
+    one entity whose name holds it as whole words ("Arlette" for Mme Arlette, where the notes never write her
+    name without its title); several such are none of them."""
     key = _key(name)
     named = next((e for e in entities if key == _key(e.name)), None)
-    return named or next((e for e in entities if key in {_key(a) for a in e.aliases}), None)
+    named = named or next((e for e in entities if key in {_key(a) for a in e.aliases}), None)
+    if named is not None or not key:
+        return named
+    words = re.compile(rf"(?<![\w'’]){re.escape(key)}(?![\w'’])")
+    holding = [e for e in entities if any(words.search(_key(n)) for n in (e.name, *e.aliases))]
+    return holding[0] if len(holding) == 1 else None
 
 
 def mentions(chunks: Iterable[Chunk], entity: Entity) -> list[Chunk]:
