@@ -347,7 +347,10 @@ def entity_index(chunks: Iterable[Chunk], blank_pages: Iterable[str] = ()) -> li
         entities[root] = e
     naming = Naming({root: [e.name, *e.aliases] for root, e in entities.items()})
     # the names no link nor page gives, read apart: their words take no short name from a known entity's
-    unlinked = {f"unlinked:{_key(n[0])}": Entity(n[0], n[1:], unlinked=True) for n in unlinked_names(chunks, naming)}
+    unlinked = {
+        f"unlinked:{_key(n[0])}": Entity(n[0], n[1:], unlinked=True)
+        for n in unlinked_names(chunks, naming, names.parent)
+    }
     entities |= unlinked
     unlinked_naming = Naming({root: [e.name, *e.aliases] for root, e in unlinked.items()})
     for c in chunks:

@@ -20,6 +20,10 @@ it, as a question typed without capitals is read (``rag.campaign.capitals``):
   Rolo") is that entity or its family, no one new;
 - **not in the evening's own business** (``rag.campaign.evening.the_evening``): the announcements and the break
   name the show's sponsors and conventions, no one of the story;
+- **not another way of writing a known name**: with an "s" after it ("Edgars", "Cedriks house": a possessive
+  typed without its apostrophe) or one letter off ("Cedrick" for the linked Cedrik; as
+  ``rag.campaign.spelling.misspelt`` reads a misspelt link); two unlinked names so alike are one ("Jamison" and
+  "Jameson"), written as the notes write it most;
 - **one entry per person**: a shorter name that only one longer name holds ("Brahm", "Adrian" in "Adrian von
   Brahm") is that one; held by several ("Cimber" of Artus and Valindra), or after an "of" ("Waterdeep" in
   "Blackstaff of Waterdeep"), it is kept apart.
@@ -32,9 +36,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from rag.campaign.capitals import NAME_SHARE, Capitals
+from rag.campaign.capitals import CASE_LETTERS, NAME_SHARE, Capitals
 from rag.campaign.evening import the_evening
 from rag.campaign.mentions import Naming
+from rag.campaign.spelling import misspelt
 from rag.models import Chunk
 from rag.names import NAME_PARTICLES, is_a_word
 
@@ -104,16 +109,23 @@ def _a_name(run: str) -> bool:
     return bool(words) and (len(words) > 1 or not is_a_word(_fold(words[0])))
 
 
-def unlinked_names(chunks: Iterable[Chunk], known: Naming) -> list[list[str]]:
-    """The names the notes write that no known entity (``known``: the linked and paged ones) goes by, grouped one
-    list per person, place or thing: its fullest name first, then its other names, most written first (the
-    module's docstring)."""
+def _form_of(word: str, other: str) -> bool:
+    """``word`` (folded) is ``other`` written another way: with an "s" after it, as a possessive typed without its
+    apostrophe ("Cedriks house") or a plural ("the Cedriks"), or misspelt (``rag.campaign.spelling.misspelt``:
+    "Cedrick")."""
+    return word == other + "s" or misspelt(word, other)
+
+
+def unlinked_names(chunks: Iterable[Chunk], known: Naming, known_names: Iterable[str]) -> list[list[str]]:
+    """The names the notes write that no known entity (``known``: the linked and paged ones, called
+    ``known_names``) goes by, grouped one list per person, place or thing: its fullest name first, then its other
+    names, most written first (the module's docstring)."""
     chunks = list(chunks)
     name_words = set(Capitals.count(c.text for c in chunks).names())
     passages: Counter[str] = Counter()
     written, stopped = Counter(), Counter()  # capitalised words: how often written, how often with a period after
     knows: dict[str, bool] = {}  # a run → whether it writes a known entity's name
-    taken: set[str] = set()  # folded words of runs that write a known entity's name
+    beside_known: Counter[str] = Counter()  # folded words no dictionary has → passages where they stand in a known name
     story = [c for c in chunks if not the_evening(c.heading)]
     for c in story:
         for m in _CAPITALISED.finditer(c.text):
@@ -122,13 +134,19 @@ def unlinked_names(chunks: Iterable[Chunk], known: Naming) -> list[list[str]]:
     abbreviations = {w for w, n in written.items() if stopped[w] >= NAME_SHARE * n}
     for c in story:
         found = {run for line in c.text.splitlines() for run in _named_runs(line, name_words, abbreviations)}
+        beside: set[str] = set()
         for run in found:
             if run not in knows:  # read in mid-sentence, where a name of ordinary words is one too
                 knows[run] = bool(known.named(f"and {run}"))
-                if knows[run]:
-                    taken.update(f for w in _words(run) if not is_a_word(f := _fold(w)))
-            if not knows[run]:
+            if knows[run]:
+                beside.update(f for w in _words(run) if not is_a_word(f := _fold(w)))
+            else:
                 passages[run] += 1
+        beside_known.update(beside)
+    # a word written in a known name at least as often as on its own is part of it ("Rolo" of Percy de Rolo), not a
+    # name that once stood beside one ("Varkanus Vundus", a sentence's end typed without its period)
+    alone = Counter({_fold(run): n for run, n in passages.items() if len(_words(run)) == 1})
+    taken = {w for w, n in beside_known.items() if n >= alone[w]}
     runs = [
         run
         for run, n in passages.items()
@@ -137,11 +155,15 @@ def unlinked_names(chunks: Iterable[Chunk], known: Naming) -> list[list[str]]:
         and not any(_fold(w) in taken for w in _words(run))
         and not (len(_words(run)) == 1 and run in abbreviations)
     ]
+    known_words = {f for name in known_names for w in _words(name) if len(f := _fold(w)) >= CASE_LETTERS}
+    runs = [r for r in runs if len(_words(r)) > 1 or not any(_form_of(_fold(r), k) for k in known_words)]
     folded = {run: tuple(_fold(w) for w in _words(run)) for run in runs}
     longest_first = sorted(runs, key=lambda r: (-len(folded[r]), -passages[r], r))
     group_of: dict[str, str] = {}  # a run → the fullest name of its group
     for run in longest_first:
         holders = {group_of[longer] for longer in group_of if _holds(folded[longer], folded[run])}
+        if not holders and len(folded[run]) == 1:  # "Cedriks", "Jamison": a name written more often, another way
+            holders = {group_of[r] for r in group_of if len(folded[r]) == 1 and _form_of(folded[run][0], folded[r][0])}
         group_of[run] = holders.pop() if len(holders) == 1 else run
     groups: dict[str, list[str]] = {}
     for run in longest_first:
