@@ -12,6 +12,7 @@ from rag.errors import ConfigError, NotesError
 from rag.ingest.markdown import clean_inline
 from rag.ingest.notes import Skipped, load_notes
 from rag.ingest.parse import front_matter_text, parse_note, session_from_name
+from rag.models import format_session
 from tests.helpers import write_notes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
@@ -197,6 +198,27 @@ def test_session_from_name(source, expected):
     assert (session, campaign_no) == expected
     if session is not None:
         assert isinstance(session, float) == (session == 20.5)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Sessions/Session 0A.md", "0A"),  # a real vault's three prequel evenings: 0A, 0B, 0C, then Session 1
+        ("Sessions/Session 0C.md", "0C"),
+        ("Session 12b.md", "12B"),
+        ("Session 3a - The Return.md", "3A"),
+        ("C2 Session 4B.md", "4B"),
+        ("Session 4d6.md", None),  # dice, not a part
+        ("Session 12x.md", None),
+    ],
+)
+def test_a_letter_after_a_session_number_is_a_part_of_that_evening(source, expected):
+    """ "Session 0A" was no session at all: not in "As of session" nor the timeline, and the people met there were
+    first seen in Session 1. Parts a to i come in order, after the evening's own number and before the next."""
+    session = parse_note("- We went to the inn.", source, CFG).session
+    assert (format_session(session) if session is not None else None) == expected
+    if session is not None:  # after the evening's own number, before the next one, in order
+        assert int(session) < session < int(session) + 0.1
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ GeneratorName = registry.backend_name("generators")
 class NotesConfig(Section):
     narrative_header: str = "# Session Start"
     # Matched against the file name without extension; named groups ``session`` and ``campaign``.
-    session_pattern: str = r"^(?:C(?P<campaign>\d+)\s*)?Session\s*(?P<session>\d+(?:\.\d+)?)$"
+    session_pattern: str = r"^(?:C(?P<campaign>\d+)\s*)?Session\s*(?P<session>\d+(?:\.\d+)?)(?P<part>[a-i])?$"
     # The seed's rule "Session N.md summarises session N-1" is session_offset: -1.
     session_offset: int = 0
     # Searched (not matched whole) when the file name does not match: front matter ``title``, an H1, a
@@ -44,7 +44,7 @@ class NotesConfig(Section):
     # ("2023-04-01 Session 12", "Episode 4 The Heist"). Same named groups.
     title_session_pattern: str = (
         r"(?<![\w-])(?:C(?P<campaign>\d+)\s*)?(?:Session|Episode|Ep\.?)[\s_-]*#?\s*"
-        r"(?P<session>\d+(?:\.\d+)?)\b(?![-/.]\d)"  # a number that goes on as a date is no session
+        r"(?P<session>\d+(?:\.\d+)?)(?P<part>[a-i])?\b(?![-/.]\d)"  # a number that goes on as a date is no session
     )
     # A folder whose name holds one of these words (any case) keeps session notes: a note there named by a number
     # is that session ("Sessions/01.md", "Session Notes/12 - The Heist.md"); notes there named by a date

@@ -18,7 +18,7 @@ from rag.config import NotesConfig
 from rag.errors import ConfigError
 from rag.ingest.markdown import clean_inline, linked_alone
 from rag.ingest.secrets import folder_has_word
-from rag.models import Note, Session, format_session, page_kind
+from rag.models import SESSION_PART, Note, Session, format_session, page_kind
 
 # "date: …", "world date:[[…]]": a key of a front matter block, at the start of its line
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w .-]*?)\s*:(?!//)(.*)$")
@@ -193,6 +193,8 @@ def _number(m: re.Match | None, config: NotesConfig) -> tuple[Session, int | Non
     if m is None or m.group("session") is None:
         return None, None
     number = float(m.group("session")) + config.session_offset
+    if part := m.groupdict().get("part"):  # "Session 0A", "Session 12b": a part of that evening, told in order
+        number = round(number + (ord(part.casefold()) - ord("a") + 1) * SESSION_PART, 2)
     session: Session = int(number) if number.is_integer() else number
     campaign = m.groupdict().get("campaign")
     return session, int(campaign) if campaign else None

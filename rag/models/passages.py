@@ -60,11 +60,18 @@ def page_kind(source: str) -> str:
     return folders[0] if folders else "note"
 
 
+SESSION_PART = 0.01  # "Session 0A" is session 0.01, "0B" 0.02: parts a to i of an evening, in order
+
+
 def format_session(session: Session) -> str:
+    """A session's number as the notes write it: "12", "20.5", and "0A" for a part of an evening."""
     if session is None:
         return ""
     if isinstance(session, float) and session.is_integer():
         session = int(session)
+    part = round((session - int(session)) / SESSION_PART) if isinstance(session, float) else 0
+    if 1 <= part <= 9 and abs(session - int(session) - part * SESSION_PART) < 1e-9:
+        return f"{int(session)}{chr(ord('A') + part - 1)}"
     return str(session)
 
 
