@@ -111,7 +111,8 @@ def offline_rewrite(
     question: Question, history: History, read: Callable[[str], Question] = read_question
 ) -> tuple[str, list[str]]:
     """Make a follow-up standalone by carrying the names (and "session N") of the latest earlier question
-    that had any (or, for a "who" question that named no one, the name its answer gave: ``answered_name``): the one
+    that had any (or, for a "who" question that named no one or asked for someone by what they are to others, whom
+    its answer gave: ``answered_name``): the one
     name it gave in place of "she", "him" or "his" ("What did Kima do next?", ``asked_of``),
     else in brackets after it ("What did they find? (session 5)"). Only questions that lean on the past
     (``Question.leans_back``) are touched. An earlier question's names are those the campaign reads in it
@@ -123,7 +124,7 @@ def offline_rewrite(
     for previous, answered in reversed(history):
         named = read(previous).names
         people = list(dict.fromkeys(n for n in named if n.casefold() not in own))
-        if not named and (whom := answered_name(previous, answered)):
+        if whom := answered_name(previous, answered):
             people = [whom] if whom.casefold() not in own else []  # "Who didn't we trust?" → "Kima."
         sessions = [] if question.session_mentions else list(session_mentions(previous))
         carried = list(dict.fromkeys(people + sessions))

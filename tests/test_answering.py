@@ -339,6 +339,14 @@ def test_offline_rewrite_carries_names_and_session():
     assert offline_rewrite(read_question("What did she do next?"), quoted)[0] == "What did Kima do next? (session 5)"
     refused = [*kima_in_5, ("Who didn't we trust?", "The notes don't say: no passage found says so.")]
     assert offline_rewrite(read_question("What did she do next?"), refused)[0] == "What did Kima do next? (session 5)"
+    # someone asked for by what they are to others: the pronoun is them, not whom the question named (a walk through
+    # a real vault: "What does he teach?" after "Who is Selda Hightower's father?" was asked of Selda)
+    father = [("Who is Selda Hightower's father?", "Selda Hightower, daughter of Triston. [Session 5]")]
+    assert (
+        offline_rewrite(read_question("What does he teach?"), father)[0] == "What does Selda Hightower's father teach?"
+    )
+    brother = [("Who is Vetri's brother?", "Viraj. [Session 8]\n\nViraj Rakta Yildiz, Vetri's Brother")]
+    assert offline_rewrite(read_question("What does he do?"), brother)[0] == "What does Viraj do?"
 
     # an earlier question typed without capitals names whom the campaign writes as a name, as the question did
     def campaign(text: str) -> Question:

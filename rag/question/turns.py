@@ -107,17 +107,29 @@ def asked_of(question: str, name: str) -> str | None:
     return _PERSON_PRONOUN.sub(lambda m: f"{name}'s" if _owns(m.group(0), question[m.end() :]) else name, question)
 
 
+# "Who is Selda's father?", "Who was the leader of the Cult of Varkanus?": someone asked for by what they are to
+# others, whom the question's names are not
+_DESCRIBED = re.compile(r"^\W*who(?:['’]s|\s+(?:is|was|are|were))\s+(?P<who>\S.*?)\W*$", re.I)
+
+
 def answered_name(question: str, answer: str) -> str | None:
     """Whom the answer to a "who" question gave as its short answer, when the question named no one: after "Who
     didn't we trust?" → "Kima.", a "her" in the next question is Kima, as it would be at the table. Only an answer
     whose first line (before its citation) is one name is read so: the first name of a quoted sentence ("Adra is
-    at the door…" for "Who did we fight?") is whoever the sentence starts with, not whom it answers. None for any
-    other question, a question that named someone (its names are carried), or one asking for everyone of a group
-    ("Who was with Kima?")."""
-    if names(question) or answer_kind(question) != "person" or asks_several(question):
+    at the door…" for "Who did we fight?") is whoever the sentence starts with, not whom it answers. A question
+    asking for someone by what they are to others ("Who is Selda's father?") names others, not them: the answer's
+    name if it gave one, else what the question called them ("Selda's father": "What does he teach?" asks what
+    Selda's father teaches, not Selda). None for any other question, a question that named whom it asked about
+    (its names are carried), or one asking for everyone of a group ("Who was with Kima?")."""
+    if answer_kind(question) != "person" or asks_several(question):
+        return None
+    described = _DESCRIBED.match(question) if names(question) else None
+    if names(question) and not described:
         return None
     first = re.split(r"\[|\n", answer.strip(), maxsplit=1)[0].strip().rstrip(".!").strip()
-    return first if first and names(first) == [first] and first.casefold() not in STOPWORDS else None
+    if first and names(first) == [first] and first.casefold() not in STOPWORDS:
+        return first
+    return described.group("who") if described else None
 
 
 def _owns(pronoun: str, after: str) -> bool:
