@@ -71,8 +71,10 @@ _HERS = re.compile(r"\b(?:the|a|an)\s+[\w'-]+\s+of\s+$", re.I)
 
 def leans_on_last_turn(question: str) -> bool:
     """Only a question that goes on from the last turn, or leans on someone it does not name, borrows from it."""
-    if _GOES_ON.search(question) or _PRONOUN_SUBJECT.search(question):
+    if _GOES_ON.search(question):
         return True
+    if (pronoun := _PRONOUN_SUBJECT.search(question)) and not names(question[: pronoun.start()]):
+        return True  # not "Who is Tengai Rin and what does she want?": she is whom it named before
     if names(question):
         return False
     whose = _WHOSE.search(question)
