@@ -496,8 +496,17 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
         ("Who is Tiberius?", "A frustrated Tiberius yells at them."),
         ("Who is Keyleth?", "Despite losing the vote, Keyleth and Vex steal the carpet."),
         ("Who is Grog?", "Not getting anywhere with Grog, the party interrogates the duergar."),
+        # a sentence before the name is no description of it (a real vault's walk: "Norah Ward: the lecture went well.")
+        ("Who is Norah Ward?", "The lecture went well, Norah and Silvius approached Cedrik afterwards."),
     ]:
         assert opening(question, text).startswith(text)  # no lead: the answer opens with the quote
+    # nor what ends before the name begins a clause of its own
+    for question, text in [
+        ("Who is Norah Ward?", "Cedrik gave a lecture, and after the lecture Norah and Silvius went up to him."),
+        ("Who is Trixie?", "They make their way to the address Trixie gave them."),
+    ]:
+        assert ": " not in opening(question, text).split(".")[0]
+    assert opening("Who is Keyleth?", "We see the druid Keyleth casts a spell.").startswith("Keyleth: the druid. ")
     assert opening("Who is Murghol?", "They fight King Murghol, the duergar king.").startswith(
         "Murghol: the duergar king. "
     )  # a title before X ends no clause

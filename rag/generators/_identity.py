@@ -59,7 +59,7 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
                 rf"(?:^|(?<=[\s(]))(an?\s+(?:[\w'’-]+\s+){{1,5}}?)(?:named\s+|called\s+)?{k}\b", sentence, re.I
             )
             or comma
-            or re.search(rf"\b(the\s+[a-z][\w'’-]+)\s+{k}\b", sentence)
+            or _kind_before(k, sentence)
         )
         if before and any(w.casefold() in STOPWORDS | _RELATING for w in before.group(1).split()[1:]):
             before = None  # "a pact with Acererak", "a helmet like Clarota's": not what X is
@@ -74,6 +74,8 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     if not found:
         return None
     found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
+    if _a_clause(found):
+        return None  # "The lecture went well, Norah and Silvius…": a sentence before the name, not what she is
     phrase = found.split()
     head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
     if len(head) < 2 or head[1].casefold() in STOPWORDS | _NOT_KINDS:  # "the one we met", "is a bit grumpy"
@@ -85,3 +87,28 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         if m.group(0)[0].isupper()
     )
     return f"{next(written, subject)}: {short[0].lower()}{short[1:]}"
+
+
+def _kind_before(name: str, sentence: str) -> re.Match | None:
+    """ "the arcanist Allura Vysoren", "the druid Keyleth casts…": what X is, said before X on its line; not where
+    X begins a clause of its own ("after the lecture Norah and Silvius went up", "the address Trixie gave them"),
+    the words before X then belonging to what came before."""
+    m = re.search(rf"\b(the[ \t]+[a-z][\w'’-]+)[ \t]+{name}\b(?:(?:,?\s+and\s+[A-Z][\w'’-]*)*\s+([a-z]+))?", sentence)
+    return None if m is None or (m.group(2) and _happened(m.group(2))) else m
+
+
+def _a_clause(words: str) -> bool:
+    """What was read as a description holds a verb that says something happened ("The lecture went well, Norah…"):
+    a description is a noun and what qualifies it."""
+    return any(_happened(word) for word in re.findall(r"[a-z]+", words.casefold()))
+
+
+def _happened(word: str) -> bool:
+    """A verb that says something happened or is ("went", "gave", "is"): a word that is only ever a verb
+    (lemminflect's dictionary) in a form other than its own, and no participle, which describes as an adjective
+    does ("a wounded soldier", "the fallen angel")."""
+    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
+
+    lemmas = getAllLemmas(word.casefold())
+    verb_only = bool(lemmas) and set(lemmas) <= {"VERB", "AUX"}
+    return verb_only and word.casefold() not in lemmas.get("VERB", ()) and not word.endswith(("ed", "en", "ing"))
