@@ -507,6 +507,8 @@ def test_who_is_someone_named_leads_with_how_the_notes_describe_them_never_anoth
     ]:
         assert ": " not in opening(question, text).split(".")[0]
     assert opening("Who is Keyleth?", "We see the druid Keyleth casts a spell.").startswith("Keyleth: the druid. ")
+    lost = "Orvex Ocrammas is an anthropologist hired to visit The Lost City of Mezero."  # a name's words are no verb
+    assert opening("Who is Orvex Ocrammas?", lost).startswith("Orvex Ocrammas: an anthropologist hired to visit")
     assert opening("Who is Murghol?", "They fight King Murghol, the duergar king.").startswith(
         "Murghol: the duergar king. "
     )  # a title before X ends no clause

@@ -99,16 +99,20 @@ def _kind_before(name: str, sentence: str) -> re.Match | None:
 
 def _a_clause(words: str) -> bool:
     """What was read as a description holds a verb that says something happened ("The lecture went well, Norah…"):
-    a description is a noun and what qualifies it."""
-    return any(_happened(word) for word in re.findall(r"[a-z]+", words.casefold()))
+    a description is a noun and what qualifies it. Its capitalised words are a name's ("The Lost City")."""
+    return any(_happened(word) for word in re.findall(r"\b[a-z]+\b", words))
 
 
 def _happened(word: str) -> bool:
-    """A verb that says something happened or is ("went", "gave", "is"): a word that is only ever a verb
-    (lemminflect's dictionary) in a form other than its own, and no participle, which describes as an adjective
-    does ("a wounded soldier", "the fallen angel")."""
-    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
+    """A verb that says something happened or is ("went", "gave", "is", "says"): a word that is only ever a verb
+    (lemminflect's dictionary), in a form of its tenses and never a participle, which describes as an adjective
+    does ("a lost soul", "a wounded soldier", "the fallen angel")."""
+    from lemminflect import getAllInflections, getAllLemmas  # its dictionary is loaded once, on first use
 
-    lemmas = getAllLemmas(word.casefold())
-    verb_only = bool(lemmas) and set(lemmas) <= {"VERB", "AUX"}
-    return verb_only and word.casefold() not in lemmas.get("VERB", ()) and not word.endswith(("ed", "en", "ing"))
+    lemmas = getAllLemmas(word)
+    if not lemmas or not set(lemmas) <= {"VERB", "AUX"} or word.endswith("ed"):
+        return False
+    forms = [getAllInflections(lemma) for kind in lemmas.values() for lemma in kind]
+    told = {f for tags in forms for tag in ("VBD", "VBZ", "VBP") for f in tags.get(tag, ())}
+    participles = {f for tags in forms for tag in ("VBN", "VBG") for f in tags.get(tag, ())}
+    return word in told and word not in participles
