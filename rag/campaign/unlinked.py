@@ -7,17 +7,19 @@ notes write "Mme Arlette" in 28 passages and "Adrian von Brahm" in a dozen. A na
 it, as a question typed without capitals is read (``rag.campaign.capitals``):
 
 - **a name is a run of words the notes capitalise in mid-sentence nearly every time** ("Arlette", "Brahm"), with
-  the particles between them ("Adrian von Brahm") and an abbreviation's period ("Prof. Mink", ``rag.names.names``);
-  a word written in lower case as often ("tavern") breaks the run;
+  the particles between them ("Adrian von Brahm") and an abbreviated title before them ("Prof. Mink", whose
+  "Mink" the notes' capitals cannot tell from a sentence's first word); a word written in lower case as often
+  ("tavern") breaks the run;
 - **written in two passages or more** (``MIN_PASSAGES``): a name said once is a passing mention;
-- **not a word of the language on its own** ("Common", "Inn", "Lord"), nor a day or a month (the calendar's
-  names ``calendar`` gives): a one-word name that is a dictionary word is capitalised
-  as a title or a heading is, and tells no one's name;
+- **not a word of the language on its own** ("Common", "Inn", "Lord"), nor a day or a month (``calendar``'s
+  names): a one-word name that is a dictionary word is capitalised as a title or a heading is, and tells no one's
+  name;
 - **not an abbreviation** ("Prof." in "Prof. Mink", "Mrs." in "Mrs. Wachter"): a word the notes write with a
   period after it nearly every time is a title's short form, no one's name;
 - **not part of a name already known**: a run that writes a linked or paged entity's name ("Percy de Rolo")
   is that entity, and a name holding one of its words that no dictionary has ("Rolo", "Musel Klossowski de
-  Rolo") is that entity or its family, no one new;
+  Rolo") is that entity or its family, no one new, unless the notes write that word alone at least as often
+  ("Vundus", once typed beside "Varkanus" where a sentence ended without its period);
 - **not in the evening's own business** (``rag.campaign.evening.the_evening``): the announcements and the break
   name the show's sponsors and conventions, no one of the story;
 - **not another way of writing a known name**: with an "s" after it ("Edgars", "Cedriks house": a possessive
