@@ -18,7 +18,7 @@ it, as a question typed without capitals is read (``rag.campaign.capitals``):
   period after it nearly every time is a title's short form, no one's name;
 - **not part of a name already known**: a run that writes a linked or paged entity's name ("Percy de Rolo")
   is that entity, and a name holding one of its words that no dictionary has ("Rolo", "Musel Klossowski de
-  Rolo") is that entity or its family, no one new, unless the notes write that word alone at least as often
+  Rolo") is that entity or its family, no one new, unless the notes write that word alone more often than there
   ("Vundus", once typed beside "Varkanus" where a sentence ended without its period);
 - **not in the evening's own business** (``rag.campaign.evening.the_evening``): the announcements and the break
   name the show's sponsors and conventions, no one of the story;
