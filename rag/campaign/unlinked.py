@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 from rag.campaign.capitals import CASE_LETTERS, NAME_SHARE, Capitals
 from rag.campaign.evening import the_evening
 from rag.campaign.mentions import Naming
-from rag.campaign.spelling import misspelt
+from rag.campaign.spelling import misspellings
 from rag.models import Chunk
 from rag.names import NAME_PARTICLES, is_a_word
 
@@ -111,11 +111,16 @@ def _a_name(run: str) -> bool:
     return bool(words) and (len(words) > 1 or not is_a_word(_fold(words[0])))
 
 
-def _form_of(word: str, other: str) -> bool:
-    """``word`` (folded) is ``other`` written another way: with an "s" after it, as a possessive typed without its
-    apostrophe ("Cedriks house") or a plural ("the Cedriks"), or misspelt (``rag.campaign.spelling.misspelt``:
-    "Cedrick")."""
-    return word == other + "s" or misspelt(word, other)
+def _other_forms(words: set[str]) -> dict[str, set[str]]:
+    """Each of ``words`` (folded) → those of them it is written another way of, either way: with an "s" after it,
+    as a possessive typed without its apostrophe ("Cedriks house") or a plural ("the Cedriks"), or one name
+    misspelt (``rag.campaign.spelling.misspellings``: "Cedrick")."""
+    forms: dict[str, set[str]] = {}
+    pairs = [(w, w.removesuffix("s")) for w in words if w.endswith("s") and w.removesuffix("s") in words]
+    for a, b in pairs + misspellings(words):
+        forms.setdefault(a, set()).add(b)
+        forms.setdefault(b, set()).add(a)
+    return forms
 
 
 def unlinked_names(chunks: Iterable[Chunk], known: Naming, known_names: Iterable[str]) -> list[list[str]]:
@@ -158,14 +163,18 @@ def unlinked_names(chunks: Iterable[Chunk], known: Naming, known_names: Iterable
         and not (len(_words(run)) == 1 and run in abbreviations)
     ]
     known_words = {f for name in known_names for w in _words(name) if len(f := _fold(w)) >= CASE_LETTERS}
-    runs = [r for r in runs if len(_words(r)) > 1 or not any(_form_of(_fold(r), k) for k in known_words)]
+    single = {_fold(r) for r in runs if len(_words(r)) == 1}
+    forms = _other_forms(single | known_words)
+    runs = [r for r in runs if len(_words(r)) > 1 or not forms.get(_fold(r), set()) & known_words]
     folded = {run: tuple(_fold(w) for w in _words(run)) for run in runs}
     longest_first = sorted(runs, key=lambda r: (-len(folded[r]), -passages[r], r))
     group_of: dict[str, str] = {}  # a run → the fullest name of its group
     for run in longest_first:
         holders = {group_of[longer] for longer in group_of if _holds(folded[longer], folded[run])}
         if not holders and len(folded[run]) == 1:  # "Cedriks", "Jamison": a name written more often, another way
-            holders = {group_of[r] for r in group_of if len(folded[r]) == 1 and _form_of(folded[run][0], folded[r][0])}
+            holders = {
+                group_of[r] for r in group_of if len(folded[r]) == 1 and folded[r][0] in forms.get(folded[run][0], ())
+            }
         group_of[run] = holders.pop() if len(holders) == 1 else run
     groups: dict[str, list[str]] = {}
     for run in longest_first:

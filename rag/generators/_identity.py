@@ -8,6 +8,7 @@ import re
 
 from rag.models import Chunk
 from rag.names import CLAUSE_BEFORE, STOPWORDS, WHO_IS, in_full, introduction, norm
+from rag.question.who import participle
 
 _DESCRIPTION = r"((?:an?|the|one\s+of(?:\s+the)?)\s+[^,.;:()!?\"“”]+)"
 _PRONOUN_IS = re.compile(rf"^(?:he|she|they|it)(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+{_DESCRIPTION}", re.I)
@@ -105,14 +106,13 @@ def _a_clause(words: str) -> bool:
 
 def _happened(word: str) -> bool:
     """A verb that says something happened or is ("went", "gave", "is", "says"): a word that is only ever a verb
-    (lemminflect's dictionary), in a form of its tenses and never a participle, which describes as an adjective
-    does ("a lost soul", "a wounded soldier", "the fallen angel")."""
-    from lemminflect import getAllInflections, getAllLemmas  # its dictionary is loaded once, on first use
+    (lemminflect's dictionary), in a form of its tenses (``participle`` reads lemminflect's forms by their tags) and
+    never a participle, which describes as an adjective does ("a lost soul", "a wounded soldier", "the fallen
+    angel")."""
+    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
 
     lemmas = getAllLemmas(word)
     if not lemmas or not set(lemmas) <= {"VERB", "AUX"} or word.endswith("ed"):
         return False
-    forms = [getAllInflections(lemma) for kind in lemmas.values() for lemma in kind]
-    told = {f for tags in forms for tag in ("VBD", "VBZ", "VBP") for f in tags.get(tag, ())}
-    participles = {f for tags in forms for tag in ("VBN", "VBG") for f in tags.get(tag, ())}
-    return word in told and word not in participles
+    told = any(participle(word, tag) for tag in ("VBD", "VBZ", "VBP"))
+    return told and not any(participle(word, tag) for tag in ("VBN", "VBG"))

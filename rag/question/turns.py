@@ -125,8 +125,9 @@ def answered_name(question: str, answer: str) -> str | None:
     (its names are carried), or one asking for everyone of a group ("Who was with Kima?")."""
     if answer_kind(question) != "person" or asks_several(question):
         return None
-    described = _DESCRIBED.match(question) if names(question) else None
-    if names(question) and not described:
+    named = names(question)
+    described = _DESCRIBED.match(question) if named else None
+    if named and described is None:
         return None
     first = re.split(r"\[|\n", answer.strip(), maxsplit=1)[0].strip().rstrip(".!").strip()
     if first and names(first) == [first] and first.casefold() not in STOPWORDS:
