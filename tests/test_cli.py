@@ -246,6 +246,7 @@ def test_bench_ingest_large_indexes_copies_each_with_its_own_words(vault, capsys
     assert re.search(rf"\| files / passages \| \d+ / {3 * passages} \|", out), out
     assert ", 0 passages embedded |" in out
     assert "PyTorch" not in one  # the reference runtime is measured for the local model only
+    assert re.search(r"\| people and places [^|]*\| [\d.]+ s, [1-9]\d* names \|", one), one  # the cast's time too
 
 
 def test_a_question_over_the_bound_is_one_line_and_exit_1(vault, capsys):
