@@ -444,6 +444,23 @@ def test_a_lead_in_paragraph_keeps_the_list_it_introduces():
     assert "Your hair turns white" not in next(c for c in apart if "cursed" in c.text).text
 
 
+def test_a_lead_in_whose_list_does_not_fit_after_earlier_paragraphs_starts_a_passage_with_it():
+    """vault-carminus: the paragraph "He mentions a few items that he would need to burn…:" was packed after two
+    paragraphs, its list had room for one item, and the other three opened the next passage. Neither passage said
+    what the ritual needs."""
+    earlier = "Edgar heads back to Castella after the team went their separate ways, and talks to Rorax. " * 6
+    text = (
+        f"{earlier}\n\n{earlier}\n\nKarael talks about a ritual that would make the flame stronger. He mentions a few "
+        "items that he would need to burn to conduct the ritual:\n\n - A bone from a devil (in Cedrik's collection "
+        "already!)\n - A pinch of black powder (something he can get from Vetri)\n - A ruby\n - Ash from a dead evil "
+        "humanoid's body\n\nThe only item he lacks is the ash.\n"
+    )
+    chunks = chunk_note(parse_note(text, "Session 4.md", NotesConfig()), "demo", ChunkingConfig(max_chars=800))
+    ritual = next(c for c in chunks if "need to burn" in c.text)
+    assert all(item in ritual.text for item in ("A bone from a devil", "A ruby", "Ash from a dead evil"))
+    assert any(c.text.startswith("Edgar heads back") and "ritual" not in c.text for c in chunks)  # nothing lost
+
+
 def test_an_unpunctuated_line_right_above_a_list_keeps_it():
     """Typed at the table: the list finishes the sentence. With a blank line between, it may be a list of its own."""
     prose = (

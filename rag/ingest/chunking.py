@@ -101,25 +101,37 @@ def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True)
     """Pack consecutive prose paragraphs up to ``budget``; a piece under ``min_chars`` takes in the next.
 
     ``lead_in``: a paragraph that introduces a list (``introduces``) takes in the list items after it, as far as
-    they fit: apart, the list says nothing of what it lists."""
+    they fit: apart, the list says nothing of what it lists. When the list does not fit after the paragraphs the
+    lead-in was packed with, and those make a passage of their own (``min_chars``), the lead-in starts a passage
+    with its list: "Corrin finds:" ending one passage and what he finds opening the next says in neither what was
+    found."""
     out: list[Piece] = []
     lead: Piece | None = None  # the paragraph the last piece ends with, while no list item has followed it
+    packed: Piece | None = None  # the last piece as it was before ``lead`` was packed onto it
     opened = False  # the last piece ends with a lead-in paragraph and is taking in list items
     for i, unit in enumerate(units):
         if out and out[-1].secret == unit.secret:  # GM-only text never shares a passage with open text
             prev = out[-1]
             sep = "\n\n" if prev.prose or unit.prose else "\n"
             fits = len(prev.text) + len(sep) + len(unit.text) <= budget
-            if not unit.prose and fits and (opened or (lead is not None and introduces(lead, unit, _items(units, i)))):
+            items = _items(units, i)
+            if not unit.prose and lead is not None and introduces(lead, unit, items):
+                listed = sum(len(u.text) + 1 for u in units[i : i + items])
+                if packed is not None and len(prev.text) + listed > budget and len(packed.text) >= min_chars:
+                    out[-1:] = [packed, lead]  # the lead-in goes with its list
+                    prev = lead
+                    fits = len(prev.text) + 1 + len(unit.text) <= budget
+            if not unit.prose and fits and (opened or (lead is not None and introduces(lead, unit, items))):
                 out[-1] = join([prev, unit], ["\n"])
-                opened, lead = True, None
+                opened, lead, packed = True, None, None
                 continue
             if fits and (len(prev.text) < min_chars or (prev.prose and unit.prose)):
+                packed = prev
                 out[-1] = join([prev, unit], [sep], prose=prev.prose and unit.prose)
                 opened, lead = False, unit if lead_in and unit.prose else None
                 continue
         out.append(unit)
-        opened, lead = False, unit if lead_in and unit.prose else None
+        opened, lead, packed = False, unit if lead_in and unit.prose else None, None
     # A tiny *last* piece stays alone: "Herris gives them a map." glued onto a long bullet before it
     # drowns in that bullet's embedding (measured on CRD3: no gain, and the fact stops ranking first).
     return out
