@@ -16,6 +16,7 @@ import yaml
 
 from rag.config import NotesConfig
 from rag.errors import ConfigError
+from rag.ingest.credentials import hide_credentials
 from rag.ingest.markdown import clean_inline, linked_alone
 from rag.ingest.secrets import folder_has_word
 from rag.models import SESSION_PART, Note, Session, format_session, page_kind
@@ -34,11 +35,11 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
 
     ``titles``: more ``(text, origin)`` places a session number may be found in when the file name has
     none, tried after the front matter and the note's own title (a document title, an e-mail subject)."""
-    text = text.lstrip("\ufeff")
+    text, hidden = hide_credentials(text.lstrip("\ufeff"))  # before anything reads it
     if "\r" in text and "\n" not in text:  # CR-only line ends (classic Mac editors), else the note is one line
         text = text.replace("\r", "\n")
     lines = [line.rstrip("\r") for line in text.split("\n")]  # a stray CR inside a line is cleaned later
-    warnings: list[str] = []
+    warnings: list[str] = [credentials_note(hidden)] if hidden else []
     front, start, unread = _front_matter(lines, warnings)
     header_at = find_header(lines, start, config.narrative_header)
     title = ""
@@ -91,6 +92,13 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         session_from=session_from if session is not None else "",
         unread_front_matter=unread,
     )
+
+
+def credentials_note(hidden: list[str]) -> str:
+    """What the reading report says of the keys hidden from a note, in words a player reads."""
+    kinds = ", ".join(dict.fromkeys(hidden))
+    what = f"a password or key ({kinds})" if len(hidden) == 1 else f"{len(hidden)} passwords or keys ({kinds})"
+    return f"{what} hidden: keys to real accounts are never shown"
 
 
 # The front matter keys that hold a note's summary in prose: templates for session notes and wiki pages ask for one
