@@ -147,10 +147,12 @@ _PEOPLE_FOLDER = re.compile(
 
 def ask_about(entity: Entity) -> str:
     """The question "Ask about" puts in the chat: "What is Kraghammer?" for a page in a folder of places, things
-    or factions, "Who is Grog?" for one in a people folder, or with no folder of its own (most of what notes link
-    is someone; "Who or what is Keyleth?" read oddly of the demo's whole cast). Both read alike."""
+    or factions, "Who is Grog?" for one in a people folder at any depth ("World/NPCs/Motte Hayat.md"), or with no
+    folder of its own (most of what notes link is someone; "Who or what is Keyleth?" read oddly of the demo's whole
+    cast). Both read alike."""
     in_a_folder = entity.kind not in ("", "note")  # a page at the vault's top is of the kind "note"
-    return f"{'What' if in_a_folder and not _PEOPLE_FOLDER.search(entity.kind) else 'Who'} is {entity.name}?"
+    folders = " ".join(entity.page.split("/")[:-1]) if entity.page else entity.kind
+    return f"{'What' if in_a_folder and not _PEOPLE_FOLDER.search(folders) else 'Who'} is {entity.name}?"
 
 
 def ask_in_chat(question: str) -> None:

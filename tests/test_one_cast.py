@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from app import state as app_state
-from app.story import entities_frame, most_mentioned, page_opening
-from rag.campaign.entities import resolve
+from app.story import ask_about, entities_frame, most_mentioned, page_opening
+from rag.campaign.entities import Entity, resolve
 from rag.config import load_config
 from rag.ingest.indexing import prepare_chunks
 from rag.models import Filters
@@ -158,6 +158,15 @@ def test_ask_about_asks_in_the_campaign_shown_not_the_first_one(app_env):
     assert at.selectbox(key="campaign").value == "threads"
     assert at.chat_message[0].markdown[0].value == "Who is Zephyros?"
     assert "never mention" not in at.chat_message[1].markdown[0].value
+
+
+def test_ask_about_asks_who_of_a_person_whose_page_is_in_a_people_folder_at_any_depth():
+    """vault-icbm keeps its wiki in "Tredracomundus Features/NPCs/…": "Ask about Motte Hayat" asked "What is…?"."""
+    world = "Tredracomundus Features"
+    motte = Entity("Motte Hayat", kind=world, page=f"{world}/NPCs/Motte Hayat.md")
+    menz = Entity("Menz", kind=world, page=f"{world}/Cities/Menz.md")
+    assert (ask_about(motte), ask_about(menz)) == ("Who is Motte Hayat?", "What is Menz?")
+    assert ask_about(Entity("Grog", kind="note", page="Grog.md")) == "Who is Grog?"
 
 
 def test_the_same_words_in_three_sessions_are_shown_once_with_where_else(app_env):
