@@ -1109,6 +1109,17 @@ def test_a_question_about_something_no_passage_mentions_is_refused():
     assert unsaid(read_question(question), cocoon) == "no passage found names the old half-elf"
 
 
+def test_a_page_of_short_lines_says_what_its_three_word_line_says():
+    """vault-icbm's NPC pages are short lines: "Darian" / "father of Gwen" / "helped kill Mother Gloam". Too short to
+    quote alone, "father of Gwen" was read by nothing, and "Who is Gwen's father?" was refused as never said."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    darian = hit("Regular at Laura's pub in town\nfather of Gwen\nhelped kill Mother Gloam\nLives in Caramore", 1, 1)
+    darian = replace(darian, chunk=replace(darian.chunk, source="NPCs/Darian.md", title="Darian", session=None))
+    question = "Who is Gwen's father?"
+    assert unsaid(read_question(question), split_sentences(darian)) is None
+    assert "father of Gwen / helped kill Mother Gloam" in answer_text(gen, question, [darian])
+
+
 def test_how_sure_the_reranker_is_decides_between_close_passages_not_only_their_order():
     """A passage the reranker is sure of is quoted over a closer word match from one it doubts; when it can hardly
     tell the two apart, the question's words decide (the rank alone would quote the first passage both times)."""

@@ -48,22 +48,25 @@ def said_anywhere(attribute: Attribute, question: Question, sentences) -> bool:
     """A sentence of the passages found mentions the thing, or sits under a heading that does; with its owner,
     when the question gives one (in the sentence, the one before it, or as the page's title); and for a name, the
     sentence also gives the thing a name the question lacks (``named_near``). ``sentences``: the answerer's
-    ``Sentence`` objects."""
+    ``Sentence`` objects. The lines too short to answer on their own right above a sentence (``Sentence.lead_in``)
+    count as said: a page of short lines ("Darian" / "father of Gwen" / "helped kill Mother Gloam") says who Gwen's
+    father is in three words."""
     mentions = _mention(attribute.noun)
     owner = norm(attribute.owner)
     for s in sentences:
-        if not (mentions.search(s.text) or mentions.search(s.hit.chunk.heading or "")):
-            continue
-        if owner:
-            around = f" {norm(s.previous)} {norm(s.text)} {norm(s.hit.chunk.title or '')} "
-            if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
+        for text in (s.text, s.lead_in):
+            if not text or not (mentions.search(text) or mentions.search(s.hit.chunk.heading or "")):
                 continue
-        if attribute.shape == "name" and not (
-            named_near(question, s.text, mentions, NAME_NEAR)
-            or any(given_as_name(question, name, s.text) for name in names(s.text))  # as a lead reads it
-        ):
-            continue
-        return True
+            if owner:
+                around = f" {norm(s.previous)} {norm(text)} {norm(s.hit.chunk.title or '')} "
+                if f" {owner} " not in around and not said_by_one_word(attribute.owner, around):
+                    continue
+            if attribute.shape == "name" and not (
+                named_near(question, text, mentions, NAME_NEAR)
+                or any(given_as_name(question, name, text) for name in names(text))  # as a lead reads it
+            ):
+                continue
+            return True
     return False
 
 

@@ -90,7 +90,8 @@ class ExtractiveGenerator(Generator):
         meaning = self._meaning(question, [s.text for s in sentences])
         for s, m in zip(sentences, meaning, strict=True):
             s.meaning = float(m)
-            said = content_words(s.text) | content_words(s.under)  # a nested bullet says what it hangs under
+            # a nested bullet says what it hangs under; the short lines right above it ("father of Gwen") with it
+            said = content_words(s.text) | content_words(s.under) | content_words(s.lead_in)
             s.overlap = len(asked & said) / len(asked) if asked else 0.0
             s.score = weigh.support_meaning * max(s.meaning, 0.0) + weigh.support_keywords * s.overlap
             s.score += weigh.support_rank / s.hit.rank
@@ -207,10 +208,10 @@ class ExtractiveGenerator(Generator):
         if not chosen:
             yield "The notes don't say."
             return
-        parts, runs = self.quoted(chosen)
+        parts, runs = self.quoted(chosen, question)
         lead = self.lead(question, runs, scored)
         if lead is None and (instead := self.typed_instead(question, scored, chosen)) is not None:
-            parts, runs = self.quoted([*chosen[: self.config.max_sentences - 1], instead])
+            parts, runs = self.quoted([*chosen[: self.config.max_sentences - 1], instead], question)
             lead = self.lead(question, runs, scored)
         if lead is not None:
             answer, source = lead
@@ -226,14 +227,19 @@ class ExtractiveGenerator(Generator):
         quotes is someone else's ("What's the name of the Red Wizard of Thay?" is not answered by "the Black Spider
         tells Dravik how a red wizard of Thay is poking about"), and an answer that cannot say which name was asked
         for has not found it."""
-        parts, runs = self.quoted(self.pick(scored))
+        parts, runs = self.quoted(self.pick(scored), question)
         if question.kind == "name":
             return None if self.lead(question, runs, scored) else DETAIL_KINDS["name"]
         return missing_detail(question, " ".join(quote_text(parts, s, run) for s, run in runs))
 
-    def quoted(self, chosen: list[Sentence]) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
+    def quoted(
+        self, chosen: list[Sentence], question: Question
+    ) -> tuple[dict[str, list[str]], list[tuple[Sentence, list[int]]]]:
         """Each chosen sentence's passage in parts, and the run of parts each quote shows (``quote_run``), from the
-        sentence before when the quote opens with a pronoun (``leans_back``) and no other quote shows that one."""
+        sentence before when the quote opens with a pronoun (``leans_back``) and no other quote shows that one, and
+        from the short lines right above it when they say some of what the question asks (``Sentence.lead_in``: a
+        page of short lines, "Darian" / "father of Gwen" / "helped kill Mother Gloam", answers "Who is Gwen's
+        father?" in its three-word line)."""
         parts = {s.hit.chunk.id: passage_parts(s.hit) for s in chosen}
         taken = {(s.hit.chunk.id, s.order) for s in chosen}
         runs = [(s, self.quote_run(s, taken, parts[s.hit.chunk.id])) for s in chosen]
@@ -243,6 +249,10 @@ class ExtractiveGenerator(Generator):
             if s.order and leans_back(s.text) and place not in shown and says_who(parts[s.hit.chunk.id][s.order - 1]):
                 run.insert(0, s.order - 1)
                 shown.add(place)
+            elif s.lead_in and question.content & content_words(s.lead_in):
+                above = [o for o in range(s.order - len(lead_lines(s)), s.order) if (s.hit.chunk.id, o) not in shown]
+                run[:0] = above
+                shown.update((s.hit.chunk.id, o) for o in above)
         return parts, runs
 
     def typed_instead(self, question: Question, scored: list[Sentence], chosen: list[Sentence]) -> Sentence | None:
@@ -334,6 +344,15 @@ def leans_back(sentence: str) -> bool:
     the end of the day. He offers to give us papers…" quoted from "He" answers "Who gave us the papers?" with a
     pronoun (vault-l5r walk)."""
     return bool(_LEANS_BACK.match(sentence))
+
+
+def lead_lines(s: Sentence) -> list[str]:
+    """The parts of ``s.lead_in``, in its passage's order: the short lines right above the sentence."""
+    parts = passage_parts(s.hit)
+    start = s.order
+    while start > 0 and not answers(parts[start - 1]):
+        start -= 1
+    return parts[start : s.order]
 
 
 def says_who(before: str) -> bool:
