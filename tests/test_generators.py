@@ -744,6 +744,10 @@ def test_no_lead_rather_than_a_wrong_one():
     # a verb in a condition did not happen: "If Laura dies…" says nothing of who died
     assert lead("Who died?", "If Laura dies, she wants to roll a tiefling next.") == ""
     assert lead("Who died?", "Laura wonders if she dies; Pike died in the mines.").startswith("Pike.")
+    # a verb denied says who did not (vault-icbm: "Who kidnapped Gwen?" was led "Albie." by this very line)
+    assert lead("Who kidnapped Gwen?", "Albie did not kidnap the girl, Lane says.") == ""
+    assert lead("Who paid the ferryman?", "Grog never paid the ferryman, and Pike did.") == ""
+    assert lead("Who kidnapped Gwen?", "Albie did not kidnap the girl; Gloam kidnapped her.").startswith("Gloam.")
     yeza = "She shares that the name of the halfling man she spoke about earlier was Yeza."
     assert lead("Who was the halfling that Nott befriended?", yeza).startswith("Yeza.")
     lover = "With the twilight the bird lover, whose name was Monedowa, appeared at the door, as a hunter."

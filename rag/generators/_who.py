@@ -44,6 +44,8 @@ _SUPPOSES = re.compile(
     r"[^,;:.!?])*$",
     re.I,
 )
+# "Albie did not kidnap the girl", "never paid", "didn't actually take it": the verb denied, right before it
+_DENIED = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:[a-z]+ly\s+)?$", re.I)
 # "ate some of it": a thing named before, in the same passage
 _BACK = re.compile(r"\b(?:it|them)\b", re.I)
 # "hired by their friend Arcanist Allura Vysoren": the name after "by" did it
@@ -117,9 +119,12 @@ def verb_said(question: Question, sentence: str) -> re.Match | None:
     """Where the sentence first says the question's verb, in any of its forms (``base``), as something that happened:
     never a noun after its determiner ("Vex asks a guard…" does not say who guards), nor a verb in a clause that
     supposes ("If Laura dies, she wants to roll a tiefling" says nothing of who died) unless the question supposes
-    too ("Who would win?")."""
+    too ("Who would win?"), nor a verb denied ("Albie did not kidnap the girl" says who did not) unless the
+    question denies too ("Whom did Keyleth not trust?")."""
     for m in WORD.finditer(sentence):
         if base(m.group(0)) not in question.verbs or _AFTER_DETERMINER.search(sentence, 0, m.start()):
+            continue
+        if not question.denies and _DENIED.search(sentence, 0, m.start()):
             continue
         if question.supposes or not supposed(sentence[: m.start()]):
             return m

@@ -254,6 +254,15 @@ def asks_supposing(question: str) -> bool:
     return bool(_SUPPOSING.search(question))
 
 
+_DENYING = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.I)
+
+
+def asks_denial(question: str) -> bool:
+    """It asks who did not, or never did ("Whom did Keyleth not trust?"): notes that say someone did not may
+    answer it, and no others."""
+    return bool(_DENYING.search(question))
+
+
 # "What reward did we get?", "Who betrayed us?": a player asking in the party's voice asks about the characters'
 # story, which the show's announcements, the break and the questions to the cast afterwards do not tell
 OUR_WORDS = frozenset({"we", "us", "our", "ours", "ourselves"})  # also counted in notes (rag.campaign.voice)

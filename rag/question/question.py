@@ -30,6 +30,7 @@ from rag.question.kinds import (
     answer_kind,
     asks_about_us,
     asks_definition,
+    asks_denial,
     asks_ending,
     asks_first_mention,
     asks_last_mention,
@@ -71,6 +72,7 @@ class Question:
     ending: bool  # asks how a session ended ("Where did we leave off?"; the last one unless it names one)
     number: bool  # asks how much, many, old, far, long, a price or a year
     supposes: bool  # asks what would, could or might be ("What would Percy have as a familiar?"), not what was
+    denies: bool  # asks who did not, or never did ("Whom did Keyleth not trust?")
     ours: bool  # asks in the party's voice ("What reward did we get?"): about the characters' story
     question_words: frozenset[str]  # who, what, when… as used anywhere in it
     # who did what
@@ -194,6 +196,7 @@ def read_question(text: str, cased: Mapping[str, bool] | Callable[[], Mapping[st
         ending=asks_ending(named),
         number=asks_number(proper),
         supposes=asks_supposing(proper),
+        denies=asks_denial(proper),
         ours=asks_about_us(named),
         question_words=question_words(named),
         verbs=(verbs := asked_verbs(proper, role)),
