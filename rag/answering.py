@@ -152,6 +152,22 @@ def named_sessions(question: Question, filters: Filters) -> Filters:
     return Filters(**{**vars(filters), "session_min": low, "session_max": high})
 
 
+def past_the_cap(question: Question, filters: Filters) -> str | None:
+    """Why a question about sessions after the "as of session" cap gets no answer, in a player's words, or None:
+    the notes up to the cap cannot tell what happened later, and quotes of earlier sessions would read as if they
+    did (a vault-icbm walk: "What happened in session 7?" as of session 6 quoted Sessions 0 and 2, "Probably")."""
+    cap, named = filters.session_max, question.sessions_named
+    if cap is None or not named or min(named) <= cap:
+        return None
+    asked = sorted(set(named))
+    which = (
+        f"Session {format_session(asked[0])} comes"
+        if len(asked) == 1
+        else (f"Sessions {', '.join(format_session(n) for n in asked[:-1])} and {format_session(asked[-1])} come")
+    )
+    return f"you are reading as of Session {format_session(cap)}, and {which} after it"
+
+
 class AnswerStream:
     """Iterate for the answer's text pieces (``st.write_stream(stream)``), then read ``.answer``.
 
@@ -328,6 +344,9 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
     refusal = None
     if not hits:
         refusal = REFUSAL_EMPTY
+    elif later := past_the_cap(standalone, retrieval.filters):  # "What happened in session 7?" as of session 6
+        trace["support_note"] = later
+        refusal = f"{NOT_IN_NOTES}: {later}."
     elif retrieval.unknown:  # "Who rules Whitestone?" over notes that never name it (rag.search.unknown_names)
         cap = retrieval.filters.session_max  # "as of session 4": the notes up to it
         upto = f"up to Session {format_session(cap)} " if cap is not None else ""

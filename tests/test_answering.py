@@ -622,6 +622,12 @@ def test_first_time_questions_quote_where_the_notes_first_name_them(tmp_path):
         # as of session 4 he is in no note yet: a player walk got "First named in Session 2", from a cast list
         before = p.answer("When did we first run into Onotatsu?", "demo", filters=Filters(session_max=4))
         assert before.refused and before.text == "The notes don't say: up to Session 4 they never mention Onotatsu."
+        # a session after the cap is not told by the notes up to it: no quotes of earlier sessions instead
+        later = p.answer("What happened in session 8?", "demo", filters=Filters(session_max=5))
+        assert later.refused and later.text == (
+            "The notes don't say: you are reading as of Session 5, and Session 8 comes after it."
+        )
+        assert not p.answer("What happened in session 5?", "demo", filters=Filters(session_max=5)).refused
     finally:
         p.close()
 
