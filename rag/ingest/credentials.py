@@ -35,7 +35,8 @@ def _detectors() -> tuple:
 
 
 def _may_hold(text: str) -> bool:
-    """Whether ``text`` has a run of characters as long as a key, or a private key's first line."""
+    """Whether ``text`` has a run of characters as long as a key, or a private key's first line: each such run is
+    read for a key, not the whole line (CRD3's notes: 0.4 s → 0.05 s)."""
     return _KEY_LINE in text or any(len(word) >= _SHORTEST for word in text.split())
 
 
@@ -52,11 +53,12 @@ def hide_credentials(text: str) -> tuple[str, list[str]]:
         if in_key:  # a private key's body, to its END line
             in_key, lines[i] = "-----END" not in line, HIDDEN
             continue
-        if not _may_hold(line):
-            continue
-        for detector in _detectors():
+        pieces = [word for word in line.split() if len(word) >= _SHORTEST]  # a key is one run of characters
+        if _KEY_LINE in line:
+            pieces.append(line)
+        for piece, detector in ((piece, detector) for piece in pieces for detector in _detectors()):
             for pattern in detector.denylist:
-                for match in pattern.finditer(line):
+                for match in pattern.finditer(piece):
                     secret = match.group(0).strip(_AROUND)
                     if len(secret) >= _SHORTEST and secret in line:
                         line = line.replace(secret, HIDDEN)
