@@ -250,7 +250,10 @@ class ExtractiveGenerator(Generator):
                 run.insert(0, s.order - 1)
                 shown.add(place)
             elif s.lead_in and question.content & content_words(s.lead_in):
-                above = [o for o in range(s.order - len(lead_lines(s)), s.order) if (s.hit.chunk.id, o) not in shown]
+                passage, start = parts[s.hit.chunk.id], s.order
+                while start > 0 and not answers(passage[start - 1]):  # the lines ``lead_in`` joins
+                    start -= 1
+                above = [o for o in range(start, s.order) if (s.hit.chunk.id, o) not in shown]
                 run[:0] = above
                 shown.update((s.hit.chunk.id, o) for o in above)
         return parts, runs
@@ -344,15 +347,6 @@ def leans_back(sentence: str) -> bool:
     the end of the day. He offers to give us papers…" quoted from "He" answers "Who gave us the papers?" with a
     pronoun (vault-l5r walk)."""
     return bool(_LEANS_BACK.match(sentence))
-
-
-def lead_lines(s: Sentence) -> list[str]:
-    """The parts of ``s.lead_in``, in its passage's order: the short lines right above the sentence."""
-    parts = passage_parts(s.hit)
-    start = s.order
-    while start > 0 and not answers(parts[start - 1]):
-        start -= 1
-    return parts[start : s.order]
 
 
 def says_who(before: str) -> bool:
