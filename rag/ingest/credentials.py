@@ -9,8 +9,10 @@ What counts is what detect-secrets (Yelp's maintained scanner, Apache-2.0) knows
 GitLab, OpenAI, AWS, Slack, Stripe, npm and PyPI tokens, private keys, JSON web tokens, a password inside a URL…
 Its guesses by a string's entropy and by keywords ("password = …") are left out: a story's names and its in-game
 passwords ("The password is 'swordfish'") are none of those, and the entropy checks flag words such as "Vorugal".
-A public IP address is no secret either. A hidden credential becomes ``HIDDEN`` on its own line, so every other
-word keeps its place and its line.
+A public IP address is no secret either. A key becomes ``HIDDEN`` where it stood (a private key's every line), so
+every other word keeps its place and its line, and a citation its line number. A key is one run of characters:
+each run long enough to be one is read, not the whole line, so a detector's pattern that reads a keyword before a
+key ("cloudant_password = …") finds it only where the two are written without a space.
 """
 
 from __future__ import annotations
