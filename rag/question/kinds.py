@@ -258,8 +258,8 @@ _DENYING = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.I)
 
 
 def asks_denial(question: str) -> bool:
-    """It asks who did not, or never did ("Whom did Keyleth not trust?"): notes that say someone did not may
-    answer it, and no others."""
+    """It asks who did not, or never did ("Whom did Keyleth not trust?"): a sentence saying someone did not may
+    answer it (for any other question it names who did not, ``rag.generators._who.verb_said``)."""
     return bool(_DENYING.search(question))
 
 
