@@ -732,7 +732,9 @@ def test_what_happened_in_a_session_is_answered_with_its_recap_in_this_view(tmp_
         assert {h.chunk.session for h in answer.hits} == {1} and canaries_in(answer.text) == []
         assert pipeline.answer("What did we do last session?", "secrets", Filters(session_max=1)).text == answer.text
         asked_beyond = pipeline.answer("What happened in session 2?", "secrets", Filters(session_max=1))
-        assert "Session 2" not in asked_beyond.text  # the cap holds: not a recap of a later session
+        assert asked_beyond.refused and asked_beyond.text == (  # the cap holds: not a recap of a later session
+            "The notes don't say: you are reading as of Session 1, and Session 2 comes after it."
+        )
         told = pipeline.answer("What happened to the boat in session 1?", "secrets")  # asks about something
         assert told.trace["generator"] != "recap"
     finally:
