@@ -342,11 +342,11 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
         },
     }
     refusal = None
-    if not hits:
-        refusal = REFUSAL_EMPTY
-    elif later := past_the_cap(standalone, retrieval.filters):  # "What happened in session 7?" as of session 6
+    if later := past_the_cap(standalone, retrieval.filters):  # "What happened in session 7?" as of session 6
         trace["support_note"] = later
         refusal = f"{NOT_IN_NOTES}: {later}."
+    elif not hits:
+        refusal = REFUSAL_EMPTY
     elif retrieval.unknown:  # "Who rules Whitestone?" over notes that never name it (rag.search.unknown_names)
         cap = retrieval.filters.session_max  # "as of session 4": the notes up to it
         upto = f"up to Session {format_session(cap)} " if cap is not None else ""
@@ -356,8 +356,8 @@ def respond(prepared: Prepared, generator: Generator, config: AnswerConfig, star
         refusal = f"{NOT_IN_NOTES}: {assessed.note}." if assessed.note else REFUSAL_WEAK
     if refusal:
         trace["prompt"] = None
-        trace["refusal_rule"] = (
-            "no passage passed the threshold" if not hits else trace["support_note"] or "support below the floor"
+        trace["refusal_rule"] = trace["support_note"] or (
+            "no passage passed the threshold" if not hits else "support below the floor"
         )
 
         def refused(text: str, first: float | None) -> Answer:

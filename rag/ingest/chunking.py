@@ -114,14 +114,14 @@ def _pack(units: list[Piece], budget: int, min_chars: int, lead_in: bool = True)
             prev = out[-1]
             sep = "\n\n" if prev.prose or unit.prose else "\n"
             fits = len(prev.text) + len(sep) + len(unit.text) <= budget
-            items = _items(units, i)
-            if not unit.prose and lead is not None and introduces(lead, unit, items):
+            introduced = not unit.prose and lead is not None and introduces(lead, unit, items := _items(units, i))
+            if introduced and packed is not None and len(packed.text) >= min_chars:
                 listed = sum(len(u.text) + 1 for u in units[i : i + items])
-                if packed is not None and len(prev.text) + listed > budget and len(packed.text) >= min_chars:
-                    out[-1:] = [packed, lead]  # the lead-in goes with its list
+                if len(prev.text) + listed > budget:  # the lead-in goes with its list
+                    out[-1:] = [packed, lead]
                     prev = lead
                     fits = len(prev.text) + 1 + len(unit.text) <= budget
-            if not unit.prose and fits and (opened or (lead is not None and introduces(lead, unit, items))):
+            if not unit.prose and fits and (opened or introduced):
                 out[-1] = join([prev, unit], ["\n"])
                 opened, lead, packed = True, None, None
                 continue

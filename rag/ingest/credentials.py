@@ -69,3 +69,11 @@ def hide_credentials(text: str) -> tuple[str, list[str]]:
         lines[i] = HIDDEN if in_key else line
         in_key = in_key and "-----END" not in line
     return "\n".join(lines), found
+
+
+def credentials_note(hidden: list[str]) -> str:
+    """What the reading report says of the keys hidden from a note (``hide_credentials``' kinds), in words a
+    player reads."""
+    kinds = ", ".join(dict.fromkeys(hidden))
+    what = f"a password or key ({kinds})" if len(hidden) == 1 else f"{len(hidden)} passwords or keys ({kinds})"
+    return f"{what} hidden: keys to real accounts are never shown"

@@ -16,7 +16,7 @@ import yaml
 
 from rag.config import NotesConfig
 from rag.errors import ConfigError
-from rag.ingest.credentials import hide_credentials
+from rag.ingest.credentials import credentials_note, hide_credentials
 from rag.ingest.markdown import clean_inline, linked_alone
 from rag.ingest.secrets import folder_has_word
 from rag.models import SESSION_PART, Note, Session, format_session, page_kind
@@ -92,13 +92,6 @@ def parse_note(text: str, source: str, config: NotesConfig, titles: Sequence[tup
         session_from=session_from if session is not None else "",
         unread_front_matter=unread,
     )
-
-
-def credentials_note(hidden: list[str]) -> str:
-    """What the reading report says of the keys hidden from a note, in words a player reads."""
-    kinds = ", ".join(dict.fromkeys(hidden))
-    what = f"a password or key ({kinds})" if len(hidden) == 1 else f"{len(hidden)} passwords or keys ({kinds})"
-    return f"{what} hidden: keys to real accounts are never shown"
 
 
 # The front matter keys that hold a note's summary in prose: templates for session notes and wiki pages ask for one
