@@ -77,10 +77,14 @@ def test_citation_chips_show_their_whole_label(page):
 
     box = page.get_by_role("textbox", name="Ask about your campaign…")
     expect(box).to_be_enabled(timeout=SLOW)
+    messages = page.locator('[data-testid="stChatMessage"]')
+    before = messages.count()  # the first test's question and answer may still be on the page
     box.fill("How much did Nostoc pay the party?")
     box.press("Enter")
-    answer = page.locator('[data-testid="stChatMessage"]').last
-    expect(answer).to_contain_text("Session", timeout=SLOW)
+    # wait for this question's own answer: right after Enter, the last message is still the earlier answer
+    expect(messages).to_have_count(before + 2, timeout=SLOW)
+    answer = messages.nth(before + 1)
+    expect(answer).to_contain_text("Nostoc", timeout=SLOW)
     settle(page)
     chips = answer.locator('[data-testid="stPopover"] button')
     assert chips.count() >= 2
