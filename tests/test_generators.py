@@ -386,6 +386,22 @@ def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
     assert answer.count("[Session 22 · Part 1]") == 1
 
 
+def test_a_quote_reads_on_through_short_sentences_but_not_past_a_label():
+    """A real vault: "He makes her fae swear. She does. They're allowed through." answers what Quinn promised the
+    guard, and a quote of the first sentence alone, or of it and a sentence further on, says something else. A
+    short line that ends in no full stop is a label typed at the table, not part of the telling."""
+    text = (
+        "Quinn asks the vampire guard to let them in to see Kammu. He makes her fae swear. She does. "
+        "They're allowed through.\nLoot\nThe hospital ward is dark and smells of old blood and bleach."
+    )
+    gen = ExtractiveGenerator(
+        AnswerConfig(max_sentences=1, reading={"quote_words": 40, "quote_sentences": 6}), SameMeaning(0.5)
+    )
+    answer = answer_text(gen, "What did Quinn promise the vampire guard?", [hit(text, 9, 1)])
+    assert "He makes her fae swear. She does. They're allowed through." in answer
+    assert "Loot" not in answer and "The hospital ward is dark" in answer
+
+
 def test_a_quote_opening_with_a_pronoun_starts_at_the_sentence_that_says_who():
     """ "Who gave us the papers through Scorpion lands?" had been answered "He offers to give us papers…" (a real
     vault): the sentence before says who he is."""

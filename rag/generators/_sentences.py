@@ -11,6 +11,7 @@ from rag.models import Hit
 from rag.names import sentences, words
 
 MIN_WORDS = 4
+_TOLD = (".", "!", '."', '!"', ".”", "!”", ".'", "!'", ".’", "!’")  # a sentence's end, maybe in its closing quote
 _ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "'", "”", "’", ")", "]")  # a line that ends like a sentence
 
 
@@ -72,6 +73,13 @@ def outline(hit: Hit) -> list[tuple[str, str]]:
 def answers(part: str) -> bool:
     """A sentence that can answer: four words or more, and not a question (a question answers nothing)."""
     return len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?")
+
+
+def short_sentence(part: str) -> bool:
+    """A part too short to answer alone that is still a sentence of the telling: it ends with a full stop or an
+    exclamation mark, maybe inside a closing quote ("She does.", "he was warned.", '"you go."'). A label or a
+    fragment typed at the table ends with none ("Loot", "Session start"), a question with its question mark."""
+    return part.rstrip().endswith(_TOLD)
 
 
 def split_sentences(hit: Hit) -> list[Sentence]:

@@ -35,6 +35,7 @@ from rag.generators._sentences import (
     joined,
     passage_parts,
     quote_text,
+    short_sentence,
     split_sentences,
     story_order,
 )
@@ -284,14 +285,16 @@ class ExtractiveGenerator(Generator):
         ("goblins used the honey to…"), and short ones ("It contains a soul. It's Valindra's phylactery.") by the
         one that says what the question asks ("It can only be destroyed via…"). A quote never stops on a colon:
         what it introduces follows, even the questions of a list ("They want to ask:" / "Will Locke unite with
-        his love Betsy?")."""
+        his love Betsy?"). A short sentence on the way is quoted with the rest (``short_sentence``: "He makes her
+        fae swear. She does. They're allowed through."): left out, the quote says something else; a short line
+        without a full stop (a label, a fragment, a question) is passed over."""
         run, length, listing = [s.order], len(words(s.text)), s.text.rstrip().endswith(":")
         most, short = self.config.reading.quote_sentences, self.config.reading.quote_words
         for order in range(s.order + 1, len(parts)):
             if len(run) >= most or (s.hit.chunk.id, order) in taken:
                 break
             part = parts[order]
-            if not listing and not answers(part):
+            if not listing and not answers(part) and not short_sentence(part):
                 continue
             if not listing and len(run) > 1 and length >= short:
                 break
