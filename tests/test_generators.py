@@ -588,6 +588,31 @@ def test_who_is_someone_takes_the_sentence_saying_what_they_are_however_far_down
     assert "a pet bear named Trinket" in proof  # though it picks below what any other quote needs
 
 
+def page_hit(title: str, text: str, rank: int) -> Hit:
+    """A passage of a wiki page (``NPCs/<title>.md``: no session)."""
+    chunk = Chunk("demo", f"NPCs/{title}.md", 0, text, title, session=None, kind="NPCs", title=title)
+    return Hit(chunk, 1.0 / rank, rank)
+
+
+def test_who_is_someone_leads_with_the_first_line_of_their_own_page():
+    """A real vault's page "Papel": "Wife of Motte Hayat" / "Kicked out of the Assassins' Guild in Sena". A wiki
+    page says what its subject is in its first line without naming them; the sessions that name Papel say what
+    she did. A first line that tells what happened, or hedges, says nothing of what they are."""
+    hits = [
+        hit("Papel covert mission here. Bosses boss is papel and she runs the graveyard.", 2, 1, 1),
+        page_hit("Papel", "Wife of Motte Hayat, the half-orc cleric\nKicked out of the Assassins' Guild in Sena", 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    lead, proof = answer_text(gen, "Who is Papel?", hits).split("\n\n", 1)
+    assert lead == "Papel: wife of Motte Hayat, the half-orc cleric. [Papel]"
+    assert "Wife of Motte Hayat" in proof
+    for opening in ("Started an off branch in the Grackurt graveyard", "Likely, some relations to the Thieves"):
+        other = [hits[0], page_hit("Papel", f"{opening}\nKicked out of the Assassins' Guild in Sena", 2)]
+        assert "\n\n" not in answer_text(gen, "Who is Papel?", other)  # no lead
+    elsewhere = [hits[0], page_hit("Motte Hayat", "Wife of Motte Hayat, the half-orc cleric of the town", 2)]
+    assert "\n\n" not in answer_text(gen, "Who is Papel?", elsewhere)  # another's page
+
+
 def test_a_quote_cut_from_a_longer_speech_drops_the_mark_it_never_closes():
     """Recaps are quoted speech over many sentences: a quote of one of them showed a lone opening mark."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())

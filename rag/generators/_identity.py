@@ -27,8 +27,9 @@ _RELATING = frozenset(
 
 def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> str | None:
     """How the sentence describes ``subject``: "X, a half-orc cleric", "X is one of the original Abara", "A half
-    Ork cleric X", or, on X's own page or right after a sentence naming X, "He's an anthropologist hired by…".
-    The notes' words, cut to a short phrase."""
+    Ork cleric X", or, on X's own page or right after a sentence naming X, "He's an anthropologist hired by…";
+    on X's own page also its first line when it opens with what X is (``names_a_kind``: "Wife of Motte Hayat" on
+    ``NPCs/Papel.md``). The notes' words, cut to a short phrase."""
     parts = subject.split()
     keys = [subject] + ([p for p in parts if len(p) >= 4][:1] if len(parts) == 2 else [])
     found = None
@@ -72,15 +73,20 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
     if not found and f" {norm(subject)} " in f" {norm(chunk.title or '')} {norm(previous)} ":
         m = _PRONOUN_IS.search(sentence.strip().lstrip("-*+ "))
         found = m.group(1) if m else None
+    bare = False  # a page's first line says what its subject is without naming it: "Wife of Motte Hayat"
+    opens = not previous and chunk.position == 0  # the first sentence of the page that can answer
+    if not found and opens and own_page(subject, chunk) and names_a_kind(line := sentence.strip().lstrip("-*+ ")):
+        found, bare = line, True
     if not found:
         return None
-    found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0]
+    found = re.split(r"\s+(?:and|but|who|which|where|that|while|because)\s+", found, maxsplit=1)[0].rstrip(" ,;:")
     if _a_clause(found):
         return None  # "The lecture went well, Norah and Silvius…": a sentence before the name, not what she is
     phrase = found.split()
     head = re.sub(r"^one\s+of(?:\s+the)?\s+", "", found, flags=re.I).split()
-    if len(head) < 2 or head[1].casefold() in STOPWORDS | _NOT_KINDS:  # "the one we met", "is a bit grumpy"
-        return None
+    kind_first = bare and len(head) >= 2 and head[0].casefold() not in STOPWORDS  # "Wife of Motte Hayat"
+    if (len(head) < 2 or head[1].casefold() in STOPWORDS | _NOT_KINDS) and not kind_first:
+        return None  # "the one we met", "is a bit grumpy"
     short = " ".join(phrase[:MAX_DESCRIPTION_WORDS]) + ("…" if len(phrase) > MAX_DESCRIPTION_WORDS else "")
     written = (  # as the notes write the name: "K'Varn", however it was asked
         m.group(0)
@@ -88,6 +94,29 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         if m.group(0)[0].isupper()
     )
     return f"{next(written, subject)}: {short[0].lower()}{short[1:]}"
+
+
+def own_page(subject: str, chunk: Chunk) -> bool:
+    """The passage is from the subject's own page (a reference page titled with its name): ``NPCs/Papel.md``."""
+    return chunk.is_reference and bool(chunk.title) and norm(chunk.title) == norm(subject)
+
+
+def names_a_kind(line: str) -> bool:
+    """A line that opens with what something is, not with what happened: a word that can be a noun first ("Wife of
+    Motte Hayat", "Alternate name for Thieves' Guild in Pisce", "Half orc cleric of Savarus"), or "a"/"the"; not
+    a hedge ("Likely, some relations to…"). A
+    wiki page writes its subject's description as such a line, the name being the page's title; a line that opens
+    with a verb ("Started an off branch", "Kicked out of the guild") tells what they did."""
+    from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
+
+    first = re.match(r"[A-Za-z][\w'’-]*", line)
+    if first is None:
+        return False
+    word = first.group(0).casefold()
+    if word in ("a", "an", "the"):
+        return True
+    lemmas = getAllLemmas(word)
+    return word not in STOPWORDS and "NOUN" in lemmas and not _happened(word)
 
 
 def _kind_before(name: str, sentence: str) -> re.Match | None:
