@@ -609,6 +609,8 @@ def test_who_is_someone_leads_with_the_first_line_of_their_own_page():
     for opening in ("Started an off branch in the Grackurt graveyard", "Likely, some relations to the Thieves"):
         other = [hits[0], page_hit("Papel", f"{opening}\nKicked out of the Assassins' Guild in Sena", 2)]
         assert "\n\n" not in answer_text(gen, "Who is Papel?", other)  # no lead
+    tagged = [hits[0], page_hit("Papel", "Tags:: #NPC #vampire #night\nKicked out of the Assassins' Guild", 2)]
+    assert "\n\n" not in answer_text(gen, "Who is Papel?", tagged)  # a Dataview field is no description
     elsewhere = [hits[0], page_hit("Motte Hayat", "Wife of Motte Hayat, the half-orc cleric of the town", 2)]
     assert "\n\n" not in answer_text(gen, "Who is Papel?", elsewhere)  # another's page
 
@@ -622,6 +624,16 @@ def test_a_quote_cut_from_a_longer_speech_drops_the_mark_it_never_closes():
     said = [hit('"Go," Kima says, and the party was hired to find her. Now go;" and she left.', 2, 1)]
     text = answer_text(gen, "Who hired the party to find Lady Kima?", said)
     assert text.startswith('"Go," Kima says') and 'go;" and' in text  # its first mark is closed
+
+
+def test_a_share_leads_with_its_percent_sign():
+    """A real vault: "How much of the deal did Ama ask for?" led "30." for "Ama demands 30% of the deal": a
+    different amount, and a line the chat showed as item 30 of a list."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    hits = [hit("Ama demands 30% of the deal. Jin suggests Mizuki can fight everyone.", 6, 1)]
+    assert answer_text(gen, "How much of the deal did Ama ask for?", hits).startswith("30%. [Session 6 · Part 1]")
+    spelled = [hit("Ama demands thirty per cent of the deal, and not a coin less.", 6, 1)]
+    assert answer_text(gen, "How much of the deal did Ama ask for?", spelled).startswith("thirty per cent.")
 
 
 def test_a_price_leads_with_an_amount_of_coin_not_the_first_number():

@@ -26,7 +26,7 @@ _NUMBER = rf"\d|{_NUMBER_WORDS}"
 _METALS = "gold|silver|copper|platinum"  # what coins are struck in, and "gp", "sp", "cp", "pp" for them
 _COINS = rf"\b\d[\d,.]*\s*(?:gp|gold(?: pieces?)?|sp|cp|pp|{_METALS}|coins?|g)\b"  # "15g", "50,000 gold"
 _AMOUNT = re.compile(
-    rf"(?:{_COINS}|\b\d[\d,.]*\b|{_NUMBER_WORDS}(?:\s+(?:{_METALS}|coins?|gp))?)",
+    rf"(?:{_COINS}|\b\d[\d,.]*\b(?:\s?%|\s+per\s?cent\b)?|{_NUMBER_WORDS}(?:\s+(?:{_METALS}|coins?|gp|per\s?cent))?)",
     re.I,
 )
 _MONEY = re.compile(_COINS, re.I)

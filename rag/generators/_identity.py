@@ -109,8 +109,8 @@ def names_a_kind(line: str) -> bool:
     with a verb ("Started an off branch", "Kicked out of the guild") tells what they did."""
     from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
 
-    first = re.match(r"[A-Za-z][\w'’-]*", line)
-    if first is None:
+    first = re.match(r"[A-Za-z][\w'’-]*(?=\s)", line)  # a word, not "Tags:: #NPC" (a field, not prose)
+    if first is None or "::" in line:
         return False
     word = first.group(0).casefold()
     if word in ("a", "an", "the"):
