@@ -225,11 +225,14 @@ if last and last[0] == campaign:
         else:
             said = ingest_summary(report, config.view)
         with st.container(border=True, key="skipped_files"):
-            st.warning(
+            heading = (
                 f"{said} **{len(skipped) + len(left_out)} {'file was' if len(skipped) + len(left_out) == 1 else 'files were'} "
-                "not read:**",
-                icon=":material/warning:",
+                "not read:**"
             )
+            if left_out or not all(f.blank for f in skipped):
+                st.warning(heading, icon=":material/warning:")
+            else:  # pages made and not written yet: nothing was lost, so no warning
+                st.info(heading, icon=":material/info:")
             for name, why in left_out:
                 st.markdown(f"- **{_md(name)}**: {_md(why)}. It was not saved.")
             for f in skipped:

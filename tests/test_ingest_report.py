@@ -60,6 +60,19 @@ def test_a_skipped_file_is_said_at_the_top_and_can_be_removed(tmp_path):
     assert "skipped" not in set(table["status"]) and "pages" not in table.columns  # no column of None
 
 
+def test_pages_not_written_yet_are_listed_without_a_warning():
+    """A real vault: 15 pages made and never written (empty files, front matter only) were said in a warning,
+    though nothing was lost; a player read it as something gone wrong. A file that cannot be read still warns."""
+    at = start("pages/ingest.py")
+    upload(at, [("My Vault.zip", vault_zip({"NPCs/Ti.md": b"", "NPCs/Oki.md": b"---\ntags: [npc]\n---\n"}))])
+    assert not at.warning and not at.success
+    said = texts(at.info)
+    assert "Read 4 files into" in said and "2 files were not read" in said
+    assert "**NPCs/Ti.md**: empty file" in texts(at.markdown)
+    upload(at, [("Session 99.md", BAD)])
+    assert "3 files were not read" in texts(at.warning)  # one of them unreadable: a warning again
+
+
 def test_a_note_with_nothing_to_search_is_said_to_be_empty():
     """A checklist never filled in is read, but gives no passage: the table says "empty", not "unchanged"."""
     at = start("pages/ingest.py")

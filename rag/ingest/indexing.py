@@ -88,6 +88,7 @@ class FileReport:
     gm_only: int = 0  # passages only the GM view shows
     relabelled: int = 0  # passages whose details (visibility, lines…) changed in place, words unchanged
     visibility: str = "player"  # "gm" when the whole note is GM-only
+    blank: bool = False  # skipped with nothing written in it yet (an empty file, a page of front matter only)
 
 
 @dataclass
@@ -346,4 +347,4 @@ def _fill_counts(report: IndexReport, chunks, todo, existing, stale_sources: Cou
         if src not in live:
             report.per_file.append(FileReport(src, "deleted", 0, 0, 0, count, "no longer in the folder"))
     for s in report.skipped:
-        report.per_file.append(FileReport(s.source, "skipped", reason=s.reason, visibility=s.visibility))
+        report.per_file.append(FileReport(s.source, "skipped", reason=s.reason, visibility=s.visibility, blank=s.blank))

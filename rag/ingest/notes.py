@@ -169,7 +169,7 @@ def is_template(source: str, text: str) -> bool:
 def _read_document(data: bytes, source: str, suffix: str, config: NotesConfig, decided) -> Note | Skipped:
     """A PDF, e-mail, HTML, Word or canvas file through its ``rag.ingest.formats`` reader; its reason when unreadable."""
     if not data.strip():
-        return Skipped(source, "empty file")
+        return Skipped(source, EMPTY, blank=True)
     try:
         note = decided(formats.read(data, source, suffix, config))
     except formats.Unreadable as err:
