@@ -104,9 +104,9 @@ def own_page(subject: str, chunk: Chunk) -> bool:
 def names_a_kind(line: str) -> bool:
     """A line that opens with what something is, not with what happened: a word that can be a noun first ("Wife of
     Motte Hayat", "Alternate name for Thieves' Guild in Pisce", "Half orc cleric of Savarus"), or "a"/"the"; not
-    a hedge ("Likely, some relations to…"). A
-    wiki page writes its subject's description as such a line, the name being the page's title; a line that opens
-    with a verb ("Started an off branch", "Kicked out of the guild") tells what they did."""
+    a hedge ("Likely, some relations to…") nor a Dataview field ("Tags:: #NPC"). A wiki page writes its subject's
+    description as such a line, the name being the page's title; a line that opens with a verb ("Started an off
+    branch", "Kicked out of the guild") tells what they did."""
     from lemminflect import getAllLemmas  # its dictionary is loaded once, on first use
 
     first = re.match(r"[A-Za-z][\w'’-]*(?=\s)", line)  # a word, not "Tags:: #NPC" (a field, not prose)
