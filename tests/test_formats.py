@@ -153,7 +153,7 @@ def test_broken_empty_and_non_pdf_files_get_a_reason(tmp_path):
     _, skipped = load_notes(tmp_path, CFG)
     assert skipped == [
         Skipped("Broken.docx", "not a valid Word file: it is not a .docx (zip) package"),
-        Skipped("Empty.pdf", "empty file"),
+        Skipped("Empty.pdf", "empty file", blank=True),  # nothing written in it: nothing lost
         Skipped("Old.docx", "password-protected or old-format Word file: save it as .docx without a password"),
         Skipped("Renamed.pdf", "not a valid PDF: the file does not start like a PDF"),
     ]
