@@ -74,7 +74,7 @@ def describe(subject: str, sentence: str, chunk: Chunk, previous: str = "") -> s
         m = _PRONOUN_IS.search(sentence.strip().lstrip("-*+ "))
         found = m.group(1) if m else None
     bare = False  # a page's first line says what its subject is without naming it: "Wife of Motte Hayat"
-    opens = not previous and chunk.position == 0  # the first sentence of the page that can answer
+    opens = not previous and chunk.position == 0  # the page's first sentence that can answer
     if not found and opens and own_page(subject, chunk) and names_a_kind(line := sentence.strip().lstrip("-*+ ")):
         found, bare = line, True
     if not found:
@@ -115,8 +115,7 @@ def names_a_kind(line: str) -> bool:
     word = first.group(0).casefold()
     if word in ("a", "an", "the"):
         return True
-    lemmas = getAllLemmas(word)
-    return word not in STOPWORDS and "NOUN" in lemmas and not _happened(word)
+    return word not in STOPWORDS and "NOUN" in getAllLemmas(word)  # a noun is never a verb only (``_happened``)
 
 
 def _kind_before(name: str, sentence: str) -> re.Match | None:
