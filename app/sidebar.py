@@ -126,7 +126,9 @@ def _campaign_selector(config: Config) -> str:
     if st.session_state.get(state.CAMPAIGN) not in options:  # a new tab, or a reload: the campaign in the address
         linked = st.query_params.get(CAMPAIGN_PARAM)  # as shown, or as the command line names it
         named = next((o for o in options if linked is not None and slug(o) == slug(linked)), None)
-        st.session_state[state.CAMPAIGN] = named or (config.campaign if config.campaign in options else options[0])
+        first = slug(state.opened_first(config))  # the campaign last started or read, else the configured one
+        usual = next((o for o in options if slug(o) == first), config.campaign if config.campaign in options else None)
+        st.session_state[state.CAMPAIGN] = named or usual or options[0]
 
     st.markdown("### :material/history_edu: Chronicler")
     chosen = st.session_state[state.CAMPAIGN]

@@ -204,6 +204,12 @@ def current_campaign(config: Config) -> str:
     return st.session_state.get(CAMPAIGN) or config.campaign
 
 
+def opened_first(config: Config) -> str | None:
+    """The campaign a page opened without one in its address shows: the one last started or read (a new tab had
+    opened the demo again after a player read their own notes), else the configured one."""
+    return Pipeline(config).files.latest() or config.campaign
+
+
 def forget_created(name: str) -> None:
     """A deleted campaign leaves the selector: this session no longer offers it as one it created."""
     created = st.session_state.get(CREATED, [])

@@ -215,9 +215,9 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     at.button(key="create_campaign").click().run()
     assert at.selectbox(key="campaign").value == "Kingmaker" and at.text_input(key="new_campaign_name").value == ""
     assert at.query_params["campaign"] == "Kingmaker"  # in the address: a reload stays in it
-    again = start("pages/ingest.py")  # another browser tab
+    again = start("pages/ingest.py")  # another browser tab, its address naming no campaign
     assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
-    assert again.selectbox(key="campaign").value == "demo"
+    assert again.selectbox(key="campaign").value == "Kingmaker"  # the one just started, not the demo again
     reloaded = AppTest.from_file(APP, default_timeout=TIMEOUT)
     reloaded.query_params["campaign"] = "Kingmaker"
     reloaded.run()
@@ -231,6 +231,30 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     again.button(key="create_campaign").click().run()
     assert "must not be empty or contain slashes" in texts(again.error)
     assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
+
+
+def test_a_new_tab_opens_the_campaign_last_read_not_the_demo(tmp_path):
+    """A walk's player read their vault into a new campaign, opened a new tab, and found the demo again. A page
+    whose address names no campaign opens the one last read; one whose address names the demo opens the demo;
+    once the campaign is deleted, the demo again."""
+    indexed(tmp_path)  # the demo's notes, read first
+    at = start("pages/ingest.py")
+    at.text_input(key="new_campaign_name").set_value("Ravenloft")
+    at.button(key="create_campaign").click().run()
+    at.file_uploader[0].set_value(("Session 1.md", VAULT["Session 1.md"].encode(), "text/markdown"))
+    at.run()
+    at.button(key="upload_go").click().run()
+    assert not at.error, texts(at.error)
+    tab = start("pages/home.py")
+    assert tab.selectbox(key="campaign").value == "Ravenloft" and tab.sidebar.caption[0].value == "1 passage"
+    linked = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    linked.query_params["campaign"] = "demo"
+    linked.run()
+    assert linked.selectbox(key="campaign").value == "demo"
+    at.button(key="delete_start").click().run()
+    at.text_input(key="delete_confirm_name").set_value("Ravenloft").run()
+    at.button(key="delete_go").click().run()
+    assert not at.exception and start("pages/home.py").selectbox(key="campaign").value == "demo"
 
 
 def test_unreachable_store_shows_a_message_not_a_traceback(monkeypatch):

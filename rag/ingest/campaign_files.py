@@ -25,6 +25,7 @@ from rag.ingest.uploads import (
     SaveResult,
     forget_source,
     known_campaigns,
+    latest_campaign,
     notes_source,
     remember_source,
     remove_upload,
@@ -166,6 +167,10 @@ class CampaignFiles:
     def known_campaigns(self) -> list[str]:
         """Campaign names as typed (in the app or with ``--campaign``), indexed or not."""
         return known_campaigns(self.config)
+
+    def latest(self) -> str | None:
+        """The campaign last started or read, which a page opened without one in its address shows."""
+        return latest_campaign(self.config)
 
     def readable_roots(self) -> list[Path]:
         """The folders notes may be read from (``notes.sync_roots``, and the notes folder)."""

@@ -35,6 +35,7 @@ MAX_FILES = 5000  # an Obsidian vault of a long campaign has a few hundred notes
 MAX_TOTAL_MB = 200  # unpacked; notes and a few PDF handouts, so more than this is almost surely not a vault
 IGNORED_DIRS = {"__MACOSX"}  # plus every hidden folder: .obsidian, .trash, .git
 SOURCES_FILE = "campaign_sources.json"
+LATEST_FILE = "latest_campaign.json"  # the campaign last started or read, which a new tab opens
 STAGING, STALE_STAGING = ".upload-", 3600  # a staging folder this many seconds old was cut off (the app killed)
 
 
@@ -299,6 +300,7 @@ def remember_source(config: Config, campaign: str, folder: Path) -> None:
         data = {}
     data[campaign] = str(folder)
     write_text(path, json.dumps(data, indent=2, sort_keys=True))  # whole or not at all: a full disk keeps the old
+    write_text(config.data_path / LATEST_FILE, json.dumps({"campaign": campaign}))
 
 
 def forget_source(config: Config, campaign: str) -> None:
@@ -309,6 +311,19 @@ def forget_source(config: Config, campaign: str) -> None:
         return
     if data.pop(campaign, None) is not None:
         write_text(path, json.dumps(data, indent=2, sort_keys=True))
+    if latest_campaign(config) == campaign:
+        (config.data_path / LATEST_FILE).unlink(missing_ok=True)
+
+
+def latest_campaign(config: Config) -> str | None:
+    """The campaign last started or read (``remember_source``), as typed; None when none was or it was deleted.
+    A page opened without a campaign in its address opens this one: the group's campaign, not the demo, once
+    someone has read their notes (a walk's player opened a new tab and found the demo again)."""
+    try:
+        name = json.loads((config.data_path / LATEST_FILE).read_text(encoding="utf-8")).get("campaign")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name else None
 
 
 def known_campaigns(config: Config) -> list[str]:
