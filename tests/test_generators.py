@@ -187,6 +187,25 @@ def test_a_name_on_a_line_of_its_own_is_a_first_mention():
     assert text.startswith("First named in Session 11. [Session 11 · Part 1]"), text
 
 
+def test_first_named_is_never_said_of_a_later_session_than_one_read_that_names_them():
+    """The search offers the first passage naming someone that says a meeting anywhere in it; where the meeting
+    is someone else's, the lead said "First named in Session 9" beside a Session 7 passage naming her, and the People
+    page said Session 7 (vault-icbm walk). The lead names the earliest session read that names her, and quotes it."""
+    hits = [
+        replace(
+            hit("Handed everyone 25g from Fabina. The goblins attack us at the gate.", 9, 1, 1),
+            scores={"first_mention": 1.0},
+        ),
+        hit("We arrive in Pisce at night. Fabina runs the town and tells us about its thieves' guild.", 7, 2, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = answer_text(gen, "When did we first meet Fabina?", hits)
+    assert text.startswith("First named in Session 7. [Session 7 · Part 2]\n\n"), text
+    assert "Fabina runs the town" in text
+    met = [hit("The goblins attack us at the gate, and we meet Fabina there.", 9, 1, 1), hits[1]]
+    assert answer_text(gen, "When did we first meet Fabina?", met).startswith("First met in Session 9.")
+
+
 def test_a_name_the_quotes_give_answers_though_the_best_sentence_gives_none():
     """ "What are our horses called again?": the sentence that matches best tells of the horses, the one after it
     names them, and the answer quotes both. It had been refused because the best sentence alone held no name; a

@@ -43,7 +43,7 @@ from rag.generators._signals import signals
 from rag.generators._unsaid import unsaid
 from rag.generators._who import says_asked_verb
 from rag.models import Hit
-from rag.names import content_words, names_passage, words
+from rag.names import content_words, names_passage, norm, words
 from rag.question import Question
 from rag.search.first_mention import MEETS, tells_meeting
 
@@ -218,6 +218,9 @@ class ExtractiveGenerator(Generator):
             answer, source = lead
             yield f"{answer}{'' if answer.endswith(('…', '.', '!', '?')) else '.'} {source.hit.chunk.label}\n\n"
             runs = proving(runs, source, question.kind)
+            if not any(s.hit.chunk.id == source.hit.chunk.id and source.order in run for s, run in runs):
+                parts.setdefault(source.hit.chunk.id, passage_parts(source.hit))  # a lead drawn from outside the
+                runs.insert(0, (source, self.quote_run(source, set(), parts[source.hit.chunk.id])))  # quotes
         for i, (s, run) in enumerate(sorted(runs, key=lambda sr: story_order(sr[0]))):
             yield f"{'' if i == 0 else ' '}{quote_text(parts, s, run)} {s.hit.chunk.label}"
 
@@ -335,7 +338,10 @@ class ExtractiveGenerator(Generator):
                     sentence, scored, self.config.reading.session_lead_floor
                 ):
                     return None
-                return f"{when_first(question, sentence)}{found}", sentence
+                start = when_first(question, sentence)
+                if start == "First named in " and (earlier := named_before(question, sentence, scored)):
+                    sentence, found = earlier, session_label(earlier.hit.chunk)
+                return f"{start}{found}", sentence
             if found:
                 return found, sentence
         return None
@@ -423,6 +429,28 @@ def when_first(question: Question, source: Sentence) -> str:
     passage = source.hit.chunk.text
     met = any(tells_meeting(passage, n) for n in question.names) if question.names else MEETS.search(source.text)
     return "First met in " if met else "First named in "
+
+
+def named_before(question: Question, source: Sentence, scored: list[Sentence]) -> Sentence | None:
+    """The earliest sentence of the passages read that names whom the question asks about in a session before the
+    lead's, when the lead can only say "First named in": the search offers the first passage that names them *and*
+    says a meeting anywhere in it, and a lead that then says "First named in Session 9" is false when Session 7,
+    also read, names them (vault-icbm walk: "When did we first meet Fabina?"; the People page said Session 7)."""
+    wanted = [f" {norm(n)} " for n in question.names]
+    chunk = source.hit.chunk
+    named = [
+        s
+        for s in scored
+        if s.hit.chunk.session is not None
+        and (s.hit.chunk.campaign_no or 0, s.hit.chunk.session) < (chunk.campaign_no or 0, chunk.session)
+        and any(w in f" {norm(s.text)} " for w in wanted)
+        and short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None  # a scene of the story
+    ]
+    return min(
+        named,
+        key=lambda s: (s.hit.chunk.campaign_no or 0, s.hit.chunk.session, s.hit.chunk.position, s.order),
+        default=None,
+    )
 
 
 def create(config: AnswerConfig, embedder=None) -> ExtractiveGenerator:
