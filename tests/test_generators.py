@@ -941,6 +941,27 @@ def test_a_name_asked_about_someone_comes_from_a_sentence_that_names_them():
     assert text.startswith("Monty. [Session 10 · Part 29]\n\n") and "named Trinket" in text
 
 
+def test_a_price_that_is_no_sum_and_a_count_further_down_answer():
+    """A vault-cos-bahodge walk: "What was the price for resurrecting the burgomaster's son?" was refused ("never
+    gives an amount") beside "the price of the resurrection is a white wedding dress"; "How many casks of wine did
+    we have to deliver?" ("never gives a number of casks of wine") beside "We have 6 casks total", a passage the
+    search put fourth. The notes say what a price is in their own terms, and count the casks, not the wine (a count
+    further down than the best quotes was not taken: as often another occasion's, CRD3's potions of another shop)."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    price = "What was the price for resurrecting the burgomaster's son?"
+    dress = [
+        hit("The son is resurrected. We learn that the price of the resurrection is a white wedding dress.", 21, 3)
+    ]
+    assert support_note(gen, price, dress) is None and "white wedding dress" in answer_text(gen, price, dress)
+    cost = [hit("The son is resurrected. The abbot names his price for the resurrection, and we agree.", 21, 3)]
+    assert support_note(gen, price, cost) == "the closest passage never gives an amount"
+    casks = "How many casks of wine did we have to deliver?"
+    counted = [hit("We need to take wine deliveries to three villages. We have 6 casks of it in all.", 21, 1)]
+    assert answer_text(gen, casks, counted).startswith("6. [Session 21 · Part 1]\n\n")
+    wine = [hit("We need to take wine deliveries to three villages and 6 guards.", 21, 1)]
+    assert support_note(gen, casks, wine) == "the closest passage never gives a number of casks of wine"
+
+
 def test_a_coin_word_alone_gives_no_amount():
     """ "the platinum dragon of justice" answered "How much did the dragon cost us?" on the demo."""
     gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())

@@ -50,6 +50,13 @@ _SAYS_MONEY = re.compile(
 _YEAR = re.compile(r"\b\d{4}\b(?!\s*[-–]\s*\d)(?!\s+years?\b)")
 
 
+def counted_noun(counted: str) -> str:
+    """The noun a count counts: the last word of "healing potions", the word before "of" in "casks of wine" or
+    "pieces of silver" (a sentence says "6 casks", and "6 wine" never: a vault-cos-bahodge walk's "How many casks of
+    wine did we have to deliver?" was refused beside "We have 6 casks total")."""
+    return counted.split(" of ")[0].split()[-1]
+
+
 def number_of(noun: str, sentence: str) -> str | None:
     """The sentence's number that counts the noun: "three healing potions", "nine of the suns", "3 of them", "a pair
     of umber hulks"; not "his three magical duplicates" for potions, nor "one of the guards" for trolls."""
@@ -65,7 +72,7 @@ def amount_in(question: Question, sentence: str) -> str | None:
     "three healing potions" for "How many healing potions…?", "1495" for a year; None when it gives none."""
     sentence = _FOOTNOTE.sub(" ", sentence)
     if question.kind == "amount" and (what := question.counted):  # "How many trolls…": a number of trolls
-        return number_of(what.split()[-1], sentence)
+        return number_of(counted_noun(what), sentence)
     pattern = {"amount": _AMOUNT, "age": _AMOUNT, "money": _MONEY, "year": _YEAR}[question.kind]
     m = pattern.search(sentence)
     return m.group(0).strip() if m else None
@@ -76,7 +83,18 @@ def missing_amount(question: Question, sentence: str, label: str) -> str | None:
     "a number of healing potions" when it counts other things ("his three magical duplicates")."""
     sentence = _FOOTNOTE.sub(" ", sentence)
     if question.kind == "amount" and (what := question.counted):
-        return None if number_of(what.split()[-1], sentence) else f"a number of {what}"
+        return None if number_of(counted_noun(what), sentence) else f"a number of {what}"
     if question.kind == "year":
         return None if _YEAR.search(sentence) else label
+    if question.kind == "money" and question.attribute and states(question.attribute.noun, sentence):
+        return None
     return None if (_SAYS_MONEY if question.kind == "money" else _SAYS_AMOUNT).search(sentence) else label
+
+
+def states(noun: str, sentence: str) -> bool:
+    """The sentence says what the asked price is, by the question's own word: "the price of the resurrection is a
+    white wedding dress". A price is not always a sum (a favour, a dress, a soul), and a passage saying what it is
+    answers "What was the price for…?" (a vault-cos-bahodge walk: refused, "never gives an amount")."""
+    return bool(
+        re.search(rf"\b{noun_pattern(noun)}\b(?:\s+[\w'’-]+){{0,5}}?\s+(?:is|was|are|were)\s+\w", sentence, re.I)
+    )
