@@ -59,10 +59,13 @@ with right:
     name = st.selectbox("Show", names, key=PICKED, help="Type to find someone by name.")
     entity = cast.find(name)
     also = f" · also called {', '.join(entity.aliases[:5])}" if entity.aliases else ""
-    seen = f"first in {entity.first_seen}, last in {entity.last_seen}" if entity.sessions else "on no session note yet"
+    seen = f"first in {entity.first_seen}, last in {entity.last_seen}" if entity.sessions else "in no session note"
+    # what other notes say of it: a page's own passages are its page, so "0 passages" read as "nothing was read"
+    # beside a page of 13 passages (vault-cos-bahodge walk, "Quests")
+    named = count_of(entity.mentions, "passage") if entity.mentions else "no other note names it"
     st.subheader(entity.name)
     how = entity.kind or ("named in the notes, never linked" if entity.unlinked else "linked in the notes")
-    st.caption(f"{how}{also} · {count_of(entity.mentions, 'passage')} · {seen}")
+    st.caption(f"{how}{also} · {named} · {seen}")
     own = cast.page(entity)
     if own:
         for c in story.page_opening(own):

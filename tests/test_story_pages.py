@@ -85,6 +85,21 @@ def test_a_name_the_notes_never_link_is_listed_with_where_it_was_first_seen(tmp_
     assert "named in the notes, never linked · 2 passages · first in Session 1, last in Session 2" in texts(at.caption)
 
 
+def test_a_page_no_other_note_names_says_so_not_0_passages(tmp_path):
+    """A vault-cos-bahodge walk: the "Quests" page, read into 13 passages, said "0 passages · on no session note
+    yet", which read as nothing read. Its own page is shown; what it lacks is other notes naming it."""
+    notes = {
+        "Session 1.md": "## The Office\n- We meet Mme Arlette, who hires us to find a thief.\n",
+        "Quests.md": "# Quests\n- Find the thief who robbed the bank.\n- Deliver the wine to the village.\n",
+    }
+    at = sync(start(), write_notes(tmp_path / "v", notes))
+    at.switch_page("pages/people.py").run()
+    at.selectbox(key="entity").set_value("Quests").run()
+    said = texts(at.caption)
+    assert "no other note names it · in no session note" in said and "0 passages" not in said, said
+    assert "Find the thief who robbed the bank." in texts(at.markdown)
+
+
 def test_story_page_has_the_timeline_and_a_cited_recap(tmp_path):
     at = sync(start(), write_notes(tmp_path / "v", CAMPAIGN))
     at.switch_page("pages/story.py").run()
