@@ -146,6 +146,18 @@ def test_a_question_about_several_occasions_gets_no_one_session_first():
     assert "[Session 3 · Part 4]" in text and "[Session 5 · Part 2]" in text
 
 
+def test_a_who_question_giving_a_role_in_the_plural_gets_no_one_name_first():
+    """ "Who did we invite as plus-ones to the dinner?" asks for everyone invited: a vault-cos-bahodge walk led
+    "Burgomaster Ismark Koylanovich." from a sentence saying someone else had invited him. A role in the singular
+    ("as our guide") still gets its one name."""
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    invited = [hit("We confirm that Ismark was invited to the dinner. We invite Leopard, Claudia and Fiona.", 16, 2)]
+    several = answer_text(gen, "Who did we invite as plus-ones to the dinner?", invited)
+    assert not several.startswith("Ismark") and "We invite Leopard, Claudia and Fiona." in several
+    hired = [hit("We hire Ireena as our guide to the castle.", 4, 1)]
+    assert answer_text(gen, "Who did we hire as our guide?", hired).startswith("Ireena. [Session 4 · Part 1]")
+
+
 def test_no_one_session_first_when_another_session_matches_as_well():
     """ "In Session 3." is a guess when the reranker is nearly as sure of Session 5's passage: the player gets both
     quotes, each cited, and picks. One session far surer than the others is named, and a "first met" question is

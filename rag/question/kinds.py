@@ -241,9 +241,27 @@ _SEVERAL = re.compile(
 )
 
 
+# "Who did we invite as plus-ones?", "Who did we hire as guards?": a role the question gives in the plural
+_AS_ROLES = re.compile(r"^\W*who(?:m)?\b.*\bas\s+(?:(?:our|the|his|her|their|my)\s+)?([a-z][\w-]*s)\b", re.I)
+
+
 def asks_several(question: str) -> bool:
-    """It asks about more than one occasion or person: one session, or one name, is no answer to it."""
-    return bool(_SEVERAL.search(question))
+    """It asks about more than one occasion or person: one session, or one name, is no answer to it. A "who"
+    question giving the role in the plural asks for everyone in it (a vault-cos-bahodge walk led "Who did we invite
+    as plus-ones to the dinner?" with one name, from a sentence saying who else was invited)."""
+    if _SEVERAL.search(question):
+        return True
+    role = _AS_ROLES.search(question)
+    return bool(role) and plural(role.group(1))
+
+
+def plural(word: str) -> bool:
+    """A plural noun by lemminflect's reading ("plus-ones", "guards"), not a singular ending in s ("boss")."""
+    from lemminflect import getLemma
+
+    last = word.casefold().split("-")[-1]
+    lemma = getLemma(last, upos="NOUN")
+    return bool(lemma) and lemma[0] != last
 
 
 _SUPPOSING = re.compile(r"\b(?:would|could|might|if|unless)\b", re.I)
