@@ -307,10 +307,12 @@ def chunks_per_session_figure(chunks: Sequence[Chunk]) -> go.Figure:
     others = sum(c.session is None for c in chunks)
     sessions = sorted(counts, key=session_sort_key)
     fig = go.Figure(go.Bar(x=sessions, y=[counts[s] for s in sessions], marker_color=COLORS[SHOWN]))
+    # the notes besides the sessions on a line of their own: on one line the title ran past a phone's chart
     fig.update_layout(
-        height=280,
-        margin=dict(l=10, r=10, t=40, b=10),
-        title="Passages per session" + (f" (and {count_of(others, 'passage')} on other notes)" if others else ""),
+        height=290 if others else 280,
+        margin=dict(l=10, r=10, t=55 if others else 40, b=10),
+        title="Passages per session"
+        + (f"<br><sup>and {count_of(others, 'passage')} on other notes</sup>" if others else ""),
         xaxis_title="session",
         xaxis_type="category",
         yaxis_title="passages",

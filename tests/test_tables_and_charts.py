@@ -156,7 +156,7 @@ def test_passages_of_no_session_are_the_campaigns_other_notes():
     chunks = [hit(pos, session, {}, 0.1).chunk for pos, session in enumerate((1, 2, 2, None))]
     figure = chunks_per_session_figure(chunks)
     assert (list(figure.data[0].x), list(figure.data[0].y)) == (["1", "2"], [1, 2])
-    assert figure.layout.title.text == "Passages per session (and 1 passage on other notes)"
+    assert figure.layout.title.text == "Passages per session<br><sup>and 1 passage on other notes</sup>"
 
 
 def test_stage_figure_has_a_row_per_stage_and_no_invented_zeros():
