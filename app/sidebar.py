@@ -36,9 +36,9 @@ ALL_SESSIONS = "all"
 CAMPAIGN_PARAM = "campaign"  # the address's ?campaign=: a reload, or a link shared with the table, opens it
 AS_OF_PARAM = "as_of"  # the address's ?as_of=5: the session cap survives a reload, and a link shares it
 MODES = {"dense": "Meaning (dense)", "keyword": "Exact words (keyword)", "hybrid": "Both (hybrid)"}
-MODE_HELP = (
-    "How passages are found. dense: by meaning, so 'the dwarf city' finds 'Kraghammer'. "
-    "keyword: exact words, best for names. hybrid: combines meaning-based and exact-word search."
+MODE_HELP = (  # every campaign's words: the demo's "Kraghammer" meant nothing in another campaign (a walk)
+    "How passages are found. Meaning: what a passage says, so 'the dwarf city' finds a passage that names the "
+    "city. Exact words: the question's own words, best for names. Both: the two together."
 )
 
 
