@@ -125,10 +125,9 @@ def _campaign_selector(config: Config) -> str:
     options = list(is_indexed)
     if st.session_state.get(state.CAMPAIGN) not in options:  # a new tab, or a reload: the campaign in the address
         linked = st.query_params.get(CAMPAIGN_PARAM)  # as shown, or as the command line names it
-        named = next((o for o in options if linked is not None and slug(o) == slug(linked)), None)
-        first = slug(state.opened_first(config))  # the campaign last started or read, else the configured one
-        usual = next((o for o in options if slug(o) == first), config.campaign if config.campaign in options else None)
-        st.session_state[state.CAMPAIGN] = named or usual or options[0]
+        # the address's, else the campaign last started or read, else the configured one
+        wanted = [slug(n) for n in (linked, state.latest_campaign(config), config.campaign) if n is not None]
+        st.session_state[state.CAMPAIGN] = next((o for w in wanted for o in options if slug(o) == w), options[0])
 
     st.markdown("### :material/history_edu: Chronicler")
     chosen = st.session_state[state.CAMPAIGN]

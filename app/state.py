@@ -204,10 +204,10 @@ def current_campaign(config: Config) -> str:
     return st.session_state.get(CAMPAIGN) or config.campaign
 
 
-def opened_first(config: Config) -> str | None:
-    """The campaign a page opened without one in its address shows: the one last started or read (a new tab had
-    opened the demo again after a player read their own notes), else the configured one."""
-    return Pipeline(config).files.latest() or config.campaign
+def latest_campaign(config: Config) -> str | None:
+    """The campaign last started or read, which a page opened without one in its address shows (a new tab had
+    opened the demo again after a player read their own notes)."""
+    return Pipeline(config).files.latest()
 
 
 def forget_created(name: str) -> None:

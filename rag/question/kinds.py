@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS, typed_without_capitals
+from rag.names import AUXILIARIES, NAME_PARTICLES, STOPWORDS, plural, typed_without_capitals
 
 # The players' own group as questions name it ("What did the party do last session?", "Who hired the party?"): notes
 # call it by its name ("Vox Machina…"), so a question naming it names no one in particular
@@ -252,16 +252,7 @@ def asks_several(question: str) -> bool:
     if _SEVERAL.search(question):
         return True
     role = _AS_ROLES.search(question)
-    return bool(role) and plural(role.group(1))
-
-
-def plural(word: str) -> bool:
-    """A plural noun by lemminflect's reading ("plus-ones", "guards"), not a singular ending in s ("boss")."""
-    from lemminflect import getLemma
-
-    last = word.casefold().split("-")[-1]
-    lemma = getLemma(last, upos="NOUN")
-    return bool(lemma) and lemma[0] != last
+    return bool(role) and plural(role.group(1).split("-")[-1])  # "plus-ones": its last word
 
 
 _SUPPOSING = re.compile(r"\b(?:would|could|might|if|unless)\b", re.I)
