@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from rag.models import Citation, Hit
-from rag.names import content_words, norm, sentences
+from rag.names import content_words, norm, read_words, sentences
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _LABELISH = re.compile(r"\b(session|part|episode)\s*\d|\bp\.\s*\d", re.IGNORECASE)
@@ -121,7 +121,7 @@ def check_claims(text: str, hits: list[Hit], share: float) -> list[dict[str, Any
         ids = list(dict.fromkeys(ids))
         if not ids:
             continue
-        held_words = set().union(*(content_words(f"{by_id[i].name} {by_id[i].text}") for i in ids))
+        held_words = set().union(*(read_words(f"{by_id[i].name} {by_id[i].text}") for i in ids))
         for sentence in sentences(carried):
             claimed = content_words(sentence) - _citing_words()
             if not claimed:

@@ -139,6 +139,43 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
 
 
+# a word typed in lower case, long enough that one letter off is a slip, not another word ("lift" / "left")
+_TYPED_WORD = re.compile(r"(?<![\w'’-])[a-z]{6,}(?![\w'’-])")
+
+
+def read_words(text: str) -> set[str]:
+    """A passage's ``content_words`` as a reader takes them: a word no dictionary knows, typed in lower case, also
+    reads as the dictionary's words one letter from it (``misread``). Notes are typed at the table: "Sumrak was
+    turned into a warewolf by Kiril" answers "Who turned Sumrak into a werewolf?". Read on the passage's side only,
+    so a question's words, and what the evaluation counts, stay as typed."""
+    said = content_words(text)
+    for word in _TYPED_WORD.findall(text):
+        said.update(misread(word))
+    return said
+
+
+@lru_cache(maxsize=16384)
+def misread(word: str) -> tuple[str, ...]:
+    """The stems of the dictionary's words (lemminflect's) one letter from ``word`` when it is none: a letter added,
+    dropped, changed or two swapped ("warewolf" → werewolf, "captian" → captain and caption). Not its first letter,
+    nor only its end: a rhyme or a plural is another word. Names are capitalised and so never read here."""
+    if is_a_word(word):
+        return ()
+    return tuple(
+        sorted(
+            {
+                stem(other)
+                for other in one_letter_away(word)
+                if other[0] == word[0]
+                and other[:-1] != word[:-1]
+                and not other.startswith(word)
+                and not word.startswith(other)
+                and is_a_word(other)
+            }
+        )
+    )
+
+
 def terms(text: str) -> list[str | None]:
     """Stemmed words in order, stopwords kept as None so that adjacency and spans stay true to the text (the
     learned reranker's features)."""

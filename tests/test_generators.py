@@ -400,6 +400,17 @@ def test_a_who_question_leads_with_the_name_and_quotes_in_story_order():
     assert proof.index("[Session 1") < proof.index("[Session 3")  # the quotes read in story order
 
 
+def test_a_who_question_is_answered_by_a_sentence_that_misspells_its_words():
+    """Notes typed at the table: the answer says "warewolf" where the question says "werewolf"."""
+    hits = [
+        hit("Sumrak enters the cave in a werewolf form. We are greeted by Kiril Tsoylonovich.", 21, 2, 1),
+        hit("We also learned that Sumrak was turned into a warewolf by Kiril. We start a fight.", 21, 3, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), SameMeaning(0.5))
+    text = answer_text(gen, "Who turned Sumrak into a werewolf?", hits)
+    assert text.startswith("Kiril. [Session 21 · Part 3]")
+
+
 def test_a_quote_of_short_sentences_reads_on_to_the_one_that_answers():
     """Typed at the table: a few short sentences, the answer in the third ("How can it be destroyed?")."""
     text = (

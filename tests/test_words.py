@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rag.generators._amounts import amount_in
 from rag.generators._who import given_as_owner, says_asked_verb
-from rag.names import content_words, names, noun_forms, stem
+from rag.names import content_words, names, noun_forms, read_words, stem
 from rag.question import read_question
 from rag.question.who import base
 
@@ -20,6 +20,17 @@ def test_forms_of_a_word_meet_and_different_words_stay_apart():
     assert stem("gave") != stem("given")  # a verb's irregular forms are read by lemma (rag.question.who.base)
     assert stem("plan") != stem("planes")
     assert stem("grog's") == stem("grog")
+
+
+def test_a_word_misspelt_at_the_table_reads_as_the_word_meant_and_a_name_as_written():
+    """Notes are typed during play: "warewolf", "captian". A passage's word no dictionary knows, one letter from one,
+    also reads as that word; the question's words, and names (capitalised), stay as typed."""
+    assert stem("werewolf") in read_words("Sumrak was turned into a warewolf by Kiril")
+    assert {stem("captain"), stem("caption")} <= read_words("the captian of the guard")
+    assert stem("werewolf") not in content_words("a warewolf")  # the question's side, and what evaluation counts
+    assert stem("strand") not in read_words("Strahd flies away")  # a name, not "strand" misspelt
+    assert read_words("the harbour lift") == content_words("the harbour lift")  # short words: "lift" / "left"
+    assert read_words("a werewolf howls") == content_words("a werewolf howls")  # a word of the dictionary
 
 
 def test_players_asking_at_once_get_the_same_stems():

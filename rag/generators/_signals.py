@@ -9,7 +9,7 @@ from __future__ import annotations
 from rag.generators._reading import short_answer
 from rag.generators._sentences import Sentence
 from rag.generators._who import says_asked_verb
-from rag.names import content_words, names_passage
+from rag.names import content_words, names_passage, read_words
 from rag.question import Question
 
 TOP = 5  # the best sentences read for each signal
@@ -21,7 +21,7 @@ def signals(question: Question, sentences: list[Sentence]) -> dict[str, float]:
         return {"sentences": 0.0}
     top = sentences[:TOP]
     rest = question.content - {w for n in question.names for w in content_words(n)}
-    said = [content_words(s.text) for s in sentences]
+    said = [read_words(s.text) for s in sentences]
 
     def cover(words: set[str]) -> float:
         return len(rest & words) / len(rest) if rest else 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rag.names import AUXILIARIES, OWNER_MARK, content_words, norm, noun_pattern
+from rag.names import AUXILIARIES, OWNER_MARK, norm, noun_pattern, read_words
 from rag.question import Question
 from rag.question.who import DETERMINER, POSSESSIVE, ROLES, WORD, base, participle
 
@@ -103,10 +103,10 @@ def says_done_to(question: Question, sentence: str, passage: str = "") -> bool:
     answered by a sentence naming that too: "K'Varn… took the elder brain" says who took something else. A sentence
     saying "it" or "them" may name it earlier in its ``passage`` ("she gave him the herb… his wife ate some of it").
     Called for every sentence of every candidate, so the passage is read only when the sentence needs it."""
-    if not question.done_to or question.done_to & content_words(sentence):
+    if not question.done_to or question.done_to & read_words(sentence):
         return True
     at = passage.find(sentence)
-    return at > 0 and bool(_BACK.search(sentence)) and bool(question.done_to & content_words(passage[:at]))
+    return at > 0 and bool(_BACK.search(sentence)) and bool(question.done_to & read_words(passage[:at]))
 
 
 def role_word(question: Question, sentence: str) -> str | None:

@@ -43,7 +43,7 @@ from rag.generators._signals import signals
 from rag.generators._unsaid import unsaid
 from rag.generators._who import says_asked_verb
 from rag.models import Hit
-from rag.names import content_words, names_passage, norm, words
+from rag.names import content_words, names_passage, norm, read_words, words
 from rag.question import Question
 from rag.search.first_mention import MEETS, tells_meeting
 
@@ -92,7 +92,7 @@ class ExtractiveGenerator(Generator):
         for s, m in zip(sentences, meaning, strict=True):
             s.meaning = float(m)
             # a nested bullet says what it hangs under; the short lines right above it ("father of Gwen") with it
-            said = content_words(s.text) | content_words(s.under) | content_words(s.lead_in)
+            said = read_words(s.text) | read_words(s.under) | read_words(s.lead_in)
             s.overlap = len(asked & said) / len(asked) if asked else 0.0
             s.score = weigh.support_meaning * max(s.meaning, 0.0) + weigh.support_keywords * s.overlap
             s.score += weigh.support_rank / s.hit.rank
@@ -166,7 +166,7 @@ class ExtractiveGenerator(Generator):
         if about:  # ...scored on the question's other words: the name alone answers nothing
             rest = question.content - {w for n in question.names for w in content_words(n)}
             if rest:
-                overlap = max(len(rest & content_words(s.text)) / len(rest) for s in sentences[:5])
+                overlap = max(len(rest & read_words(s.text)) / len(rest) for s in sentences[:5])
                 score = weigh.support_meaning * max(best.meaning, 0.0) + weigh.support_keywords * overlap
                 return round(score + weigh.support_rank / best.hit.rank, 4), None
         return round(best.score, 4), None
@@ -253,7 +253,7 @@ class ExtractiveGenerator(Generator):
             if s.order and leans_back(s.text) and place not in shown and says_who(parts[s.hit.chunk.id][s.order - 1]):
                 run.insert(0, s.order - 1)
                 shown.add(place)
-            elif s.lead_in and question.content & content_words(s.lead_in):
+            elif s.lead_in and question.content & read_words(s.lead_in):
                 passage, start = parts[s.hit.chunk.id], s.order
                 while start > 0 and not answers(passage[start - 1]):  # the lines ``lead_in`` joins
                     start -= 1
