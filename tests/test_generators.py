@@ -218,6 +218,27 @@ def test_first_named_is_never_said_of_a_later_session_than_one_read_that_names_t
     assert answer_text(gen, "When did we first meet Fabina?", met).startswith("First met in Session 9.")
 
 
+def test_first_met_is_the_meeting_a_passage_read_tells_not_an_earlier_mention():
+    """A name is heard sessions before its bearer is met: "When did we first meet Strahd?" was answered "First named
+    in Session 3." from "Strahd lives in Ravenloft", and Session 5, read too, says "We meet the Count Strahd"
+    (vault-cos-bahodge walk)."""
+    hits = [
+        replace(
+            hit("We meet Burgomaster Ismark. He reports three missing people. Strahd lives in Ravenloft.", 3, 1, 1),
+            scores={"first_mention": 1.0},
+        ),
+        hit("We meet the Count Strahd von Tzarovich and Rahadeen in the church.", 5, 1, 2),
+    ]
+    gen = ExtractiveGenerator(AnswerConfig(), FakeEmbedder())
+    text = answer_text(gen, "When did we first meet Strahd?", hits)
+    assert text.startswith("First met in Session 5. [Session 5 · Part 1]\n\n"), text
+    assert "Strahd lives in Ravenloft" not in text  # another session's mention does not prove a meeting
+    planned = [*hits, hit("Ismark says we should meet Strahd at the church; we agree.", 4, 1, 3)]
+    assert answer_text(gen, "When did we first meet Strahd?", planned).startswith("First met in Session 5.")
+    heard = answer_text(gen, "When did we first meet Strahd?", hits[:1])
+    assert heard.startswith("First named in Session 3."), heard  # no meeting read: only the mention
+
+
 def test_a_name_the_quotes_give_answers_though_the_best_sentence_gives_none():
     """ "What are our horses called again?": the sentence that matches best tells of the horses, the one after it
     names them, and the answer quotes both. It had been refused because the best sentence alone held no name; a

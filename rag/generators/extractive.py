@@ -45,6 +45,7 @@ from rag.generators._who import says_asked_verb
 from rag.models import Hit
 from rag.names import content_words, names_passage, norm, read_words, words
 from rag.question import Question
+from rag.question.kinds import OUR_WORDS, PARTY_WORDS
 from rag.search.first_mention import MEETS, tells_meeting
 
 # Asked for a number, the best sentence's whole quote is read for it: notes typed at the table put the amount on
@@ -339,13 +340,25 @@ class ExtractiveGenerator(Generator):
                 ):
                     return None
                 start = when_first(question, sentence)
-                if start == "First named in " and (earlier := named_before(question, sentence, scored)):
+                if start == "First named in " and (met := first_met(question, scored)):
+                    sentence, found, start = met, session_label(met.hit.chunk), "First met in "
+                elif start == "First named in " and (earlier := named_before(question, sentence, scored)):
                     sentence, found = earlier, session_label(earlier.hit.chunk)
                 return f"{start}{found}", sentence
             if found:
                 return found, sentence
         return None
 
+
+# the party in a sentence of the notes: "we", "us", "the party" (a meeting told of someone else is not ours)
+_PARTY = re.compile(rf"\b(?:{'|'.join(sorted(OUR_WORDS))}|the\s+(?:{'|'.join(PARTY_WORDS)}))\b", re.IGNORECASE)
+
+# a meeting still to come where its verb follows: "we should talk to chief sootscale", "we'll meet him at dawn"
+_PLANNED = re.compile(
+    r"(?:\b(?:should|must|will|shall|would|could|can|may|might)|['’]ll|\b(?:need|want|plan|have|has|going)s?\s+to)"
+    r"\s+(?:\w+ly\s+)?$",
+    re.IGNORECASE,
+)
 
 # A sentence that opens with a personal pronoun ("He offers to give us papers…") says whom only in the one before
 _LEANS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|him|them)\b", re.IGNORECASE)
@@ -429,6 +442,32 @@ def when_first(question: Question, source: Sentence) -> str:
     passage = source.hit.chunk.text
     met = any(tells_meeting(passage, n) for n in question.names) if question.names else MEETS.search(source.text)
     return "First met in " if met else "First named in "
+
+
+def first_met(question: Question, scored: list[Sentence]) -> Sentence | None:
+    """The earliest sentence of the passages read that tells the party meeting whom the question asks about (it
+    names them, the party and the meeting: ``MEETS``), when the lead's passage only names them. Asked when they
+    first met someone, a player means the meeting, not the rumour: a name is often heard sessions before its bearer
+    is met ("Strahd lives in Ravenloft" in Session 3, "We meet the Count Strahd…" in Session 5, vault-cos-bahodge
+    walk; the kobolds speak of their chief in Session 8, "we're taken to talk to chief sootscale" in Session 9,
+    vault-kingmaker walk). The party must be in the sentence: "…instructing him to meet with Varkanus" is another
+    man's meeting; and the meeting told, not planned (``_PLANNED``: "we should talk to chief sootscale"). None when
+    no passage read tells one: the lead then says "First named in"."""
+    wanted = [f" {norm(n)} " for n in question.names]
+    met = [
+        s
+        for s in scored
+        if s.hit.chunk.session is not None
+        and any(w in f" {norm(s.text)} " for w in wanted)
+        and _PARTY.search(s.text)
+        and any(not _PLANNED.search(s.text, 0, m.start()) for m in MEETS.finditer(s.text))
+        and short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None  # a scene of the story
+    ]
+    return min(
+        met,
+        key=lambda s: (s.hit.chunk.campaign_no or 0, s.hit.chunk.session, s.hit.chunk.position, s.order),
+        default=None,
+    )
 
 
 def named_before(question: Question, source: Sentence, scored: list[Sentence]) -> Sentence | None:
