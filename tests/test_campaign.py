@@ -425,6 +425,27 @@ def test_names_the_notes_write_without_links_are_entries_of_their_own(tmp_path):
     assert not resolve(entities, "Percy de Rolo").unlinked
 
 
+def test_notes_typed_in_lower_case_still_list_the_names_they_capitalise_as_often_as_their_linked_ones(tmp_path):
+    """A real vault typed at the table in lower case writes its linked "Izaya" capitalised one time in five, and
+    "linzi" and "amiri" as often: People & places listed none of the NPCs it names in every session (vault-kingmaker
+    walk). A name is a word capitalised about as often as the notes capitalise the names they link; in notes that
+    capitalise their names, a word capitalised now and then is still none ("Grell" once beside "grell")."""
+    lines = [
+        "we talk to izaya and amiri. linzi sings. izaya waves. [[Izaya]] nods. izaya and Amiri leave the tavern.",
+        "izaya sleeps; amiri and linzi talk. izaya rests and Linzi hums. izaya, [[Izaya]] again, meets Amiri.",
+        "izaya walks with linzi to the tavern. Linzi sings of amiri. izaya and Izaya's friends rest.",
+    ]
+    notes = {f"Session {i}.md": f"## Day\n{line}\n" for i, line in enumerate(lines, 1)}
+    entities = entity_index(timeline_of(write_notes(tmp_path / "lower", notes))[0])
+    assert {e.name for e in entities if e.unlinked} == {"Amiri", "Linzi"}
+    cased = {name: text.replace("izaya", "Izaya").replace("amiri", "Amiri") for name, text in notes.items()}
+    cased = {
+        name: text.replace("linzi", "Linzi").replace("the tavern", "the Tavern", 1) for name, text in cased.items()
+    }
+    entities = entity_index(timeline_of(write_notes(tmp_path / "cased", cased))[0])
+    assert {e.name for e in entities if e.unlinked} == {"Amiri", "Linzi"}  # not "Tavern", once in three
+
+
 def test_a_name_whose_common_nouns_are_written_in_lower_case_is_still_a_mention(tmp_path):
     """A real vault wrote "the Hare clan" six times and "Hare Clan" never: its page said "on no session note yet".
     The name's capital in mid-sentence marks it; at a sentence's start, or all in lower case, it does not."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rag.names import STOPWORDS, is_everyday_word
 
 NAME_SHARE = 0.8  # a word the notes capitalise this often is a name; written in lower case this often, a word
+SHARE_WRITTEN = 3  # a word's share of capitals is read from this many writings or more
 CASE_LETTERS = 3  # shorter words say little: "Vi", "Oz" and "at" alike
 _LETTERS = re.compile(r"(?<![\w'’-])([^\W\d_]+)(?![\w'’-])")
 
@@ -62,14 +63,21 @@ class Capitals:
                     capitalised[key] += word[0].isupper()
         return cls(seen, capitalised)
 
-    def names(self, min_letters: int = CASE_LETTERS) -> dict[str, int]:
+    def names(self, min_letters: int = CASE_LETTERS, share: float = NAME_SHARE) -> dict[str, int]:
         """Lower-cased name → how often the notes write it: the words of ``min_letters`` or more they capitalise
-        at least ``NAME_SHARE`` of the time."""
+        at least ``share`` of the time."""
         return {
             w: n
             for w, n in self.seen.items()
-            if len(w) >= min_letters and self.capitalised[w] >= NAME_SHARE * n and w not in STOPWORDS
+            if len(w) >= min_letters and self.capitalised[w] >= share * n and w not in STOPWORDS
         }
+
+    def share_of(self, words: Iterable[str]) -> float | None:
+        """How often the notes capitalise these words (folded) in mid-sentence: the median share of those they
+        write ``SHARE_WRITTEN`` times or more (once or twice says little: a full name written once, in a list),
+        None when they write none so often."""
+        shares = sorted(self.capitalised[w] / self.seen[w] for w in words if self.seen[w] >= SHARE_WRITTEN)
+        return shares[len(shares) // 2] if shares else None
 
     def as_written(self) -> dict[str, bool]:
         """Word → whether the notes write it as a name, for the words where that tells a question typed without

@@ -9,7 +9,8 @@ it, as a question typed without capitals is read (``rag.campaign.capitals``):
 - **a name is a run of words the notes capitalise in mid-sentence nearly every time** ("Arlette", "Brahm"), with
   the particles between them ("Adrian von Brahm") and an abbreviated title before them ("Prof. Mink", whose
   "Mink" the notes' capitals cannot tell from a sentence's first word); a word written in lower case as often
-  ("tavern") breaks the run;
+  ("tavern") breaks the run. "Nearly every time" is measured against the names the notes link or page
+  (``name_share``): a player who types in lower case capitalises "Izaya" one time in five, and "Linzi" as often;
 - **written in two passages or more** (``MIN_PASSAGES``): a name said once is a passing mention;
 - **not a word of the language on its own** ("Common", "Inn", "Lord"), nor a day or a month (``calendar``'s
   names): a one-word name that is a dictionary word is capitalised as a title or a heading is, and tells no one's
@@ -43,7 +44,7 @@ from rag.campaign.evening import the_evening
 from rag.campaign.mentions import Naming
 from rag.campaign.spelling import misspellings
 from rag.models import Chunk
-from rag.names import NAME_PARTICLES, is_a_word
+from rag.names import NAME_PARTICLES, STOPWORDS, is_a_word
 
 MIN_PASSAGES = 2  # passages a name must be written in to be listed: said once, it is a passing mention
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -128,7 +129,9 @@ def unlinked_names(chunks: Iterable[Chunk], known: Naming, known_names: Iterable
     ``known_names``) goes by, grouped one list per person, place or thing: its fullest name first, then its other
     names, most written first (the module's docstring)."""
     chunks = list(chunks)
-    name_words = set(Capitals.count(c.text for c in chunks).names())
+    known_names = list(known_names)
+    capitals = Capitals.count(c.text for c in chunks)
+    name_words = set(capitals.names(share=name_share(capitals, known_names)))
     passages: Counter[str] = Counter()
     written, stopped = Counter(), Counter()  # capitalised words: how often written, how often with a period after
     knows: dict[str, bool] = {}  # a run → whether it writes a known entity's name
@@ -183,6 +186,22 @@ def unlinked_names(chunks: Iterable[Chunk], known: Naming, known_names: Iterable
         [head, *sorted((r for r in members if r != head), key=lambda r: (-passages[r], r))]
         for head, members in groups.items()
     ]
+
+
+def name_share(capitals: Capitals, known_names: list[str]) -> float:
+    """How often a word must be capitalised in mid-sentence to be a name in these notes: ``NAME_SHARE`` of how
+    often they capitalise the names they link or give a page (their words no dictionary has), at most
+    ``NAME_SHARE``. Some players type in lower case: a real vault writes its linked "Izaya" capitalised one time in
+    five and "linzi", "amiri", "tartuccio" as often, and People & places listed none of the NPCs it names in every
+    session (vault-kingmaker walk). Notes whose known names are capitalised, as most are, keep ``NAME_SHARE``."""
+    own = {
+        f
+        for name in known_names
+        for w in _words(name)
+        if len(f := _fold(w)) >= CASE_LETTERS and f not in STOPWORDS and not is_a_word(f)
+    }
+    share = capitals.share_of(own)
+    return NAME_SHARE if share is None else NAME_SHARE * min(share, 1.0)
 
 
 def _holds(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
