@@ -101,8 +101,10 @@ def show_citations(result: Answer) -> None:
             )
             with chip:
                 session = f"Session {format_session(chunk.session)}" if chunk.session is not None else chunk.kind
+                # a note without headings is titled "Session 4" too: said once (as the Search page does)
+                where = [p for p in dict.fromkeys((session, chunk.heading or chunk.title)) if p]
                 st.markdown(
-                    f"**{as_written(chunk.name)}**  \n:gray[{as_written(session)} · {as_written(chunk.heading or chunk.title)} · "
+                    f"**{as_written(chunk.name)}**  \n:gray[{' · '.join(map(as_written, where))} · "
                     f"`{chunk.source}` lines {chunk.line_start}–{chunk.line_end}]"
                 )
                 st.markdown(as_written(chunk.text))

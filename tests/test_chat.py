@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import indexed, plotly, start, texts
+from app import state as app_state
+from rag.config import load_config
+from tests.helpers import indexed, plotly, start, texts, write_notes
 
 pytestmark = pytest.mark.usefixtures("app_env")
 
@@ -41,6 +43,16 @@ def test_question_gets_a_cited_answer_with_its_passage(tmp_path):
     # the run that answers the first question already drops the tip and offers a new conversation
     assert "Ask anything about the campaign" not in texts(at.info)
     assert not at.button(key="new_conversation").proto.disabled
+
+
+def test_a_passage_of_a_note_without_headings_names_its_session_once(tmp_path):
+    """A note without headings is titled by its session: its passage said "Session 4 · Session 4 · …" (walk)."""
+    notes = write_notes(tmp_path / "v", {"Session 4.md": "Vex tames a bear named Trinket in the Underdark.\n"})
+    app_state.pipeline(load_config()).index(notes, "demo")
+    app_state.changed()
+    at = ask(start(CHAT), "Which bear did Vex tame?")
+    shown = texts(at.markdown)
+    assert ":gray[Session 4 · `Session 4.md` lines" in shown and "Session 4 · Session 4" not in shown
 
 
 def test_unanswerable_question_is_refused_plainly(tmp_path):
