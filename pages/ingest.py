@@ -14,6 +14,7 @@ import streamlit as st
 from app import gm, routing, state
 from app.tables import chunks_frame, count_of, gm_marking, ingest_summary, not_notes_line, report_frame
 from rag import access
+from rag.config.schema import slug
 from rag.errors import ChroniclerError
 from rag.pipeline import Pipeline
 
@@ -47,7 +48,9 @@ def start_campaign() -> None:
     try:
         candidate = config.model_copy()
         candidate.campaign = ss.get("new_campaign_name", "")
-        Pipeline(config).files.start(candidate.campaign)
+        files = Pipeline(config).files
+        had = {slug(name) for name in [*files.known_campaigns(), *state.campaigns(config)]}
+        files.start(candidate.campaign)
     except ValueError:
         ss[CREATE_ERROR] = "A campaign name must not be empty or contain slashes."
     except ChroniclerError as err:
@@ -56,7 +59,10 @@ def start_campaign() -> None:
         state.select_campaign(candidate.campaign)
         ss["new_campaign_name"] = ""
         ss[NEW_CAMPAIGN_BOX] = False  # closed: it had stayed open over the folder box the player goes to next
-        st.toast(f"Started **{candidate.campaign}**: add its notes below.", icon=":material/add:")
+        if slug(candidate.campaign) in had:  # the name typed again: nothing is started, nothing lost
+            st.toast(f"**{candidate.campaign}** is already a campaign: its notes are kept. Add more below.")
+        else:
+            st.toast(f"Started **{candidate.campaign}**: add its notes below.", icon=":material/add:")
 
 
 with right.popover(

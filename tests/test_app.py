@@ -214,6 +214,7 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     at.text_input(key="new_campaign_name").set_value("Kingmaker")
     at.button(key="create_campaign").click().run()
     assert at.selectbox(key="campaign").value == "Kingmaker" and at.text_input(key="new_campaign_name").value == ""
+    assert at.toast[0].value.startswith("Started **Kingmaker**")
     assert at.query_params["campaign"] == "Kingmaker"  # in the address: a reload stays in it
     again = start("pages/ingest.py")  # another browser tab, its address naming no campaign
     assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
@@ -230,6 +231,10 @@ def test_a_campaign_started_before_its_notes_is_still_there_after_a_reload(tmp_p
     again.text_input(key="new_campaign_name").set_value("GM/secrets")
     again.button(key="create_campaign").click().run()
     assert "must not be empty or contain slashes" in texts(again.error)
+    assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
+    again.text_input(key="new_campaign_name").set_value("Kingmaker")  # typed again (a walk): said, not "Started"
+    again.button(key="create_campaign").click().run()
+    assert again.toast[0].value == "**Kingmaker** is already a campaign: its notes are kept. Add more below."
     assert again.selectbox(key="campaign").options == ["demo", "Kingmaker"]
 
 
