@@ -128,6 +128,22 @@ def test_a_label_copied_from_the_title_and_heading_a_passage_is_shown_under_reso
     assert [c.chunk_id for c in cites] == [night.chunk.id] and "⚠" not in text
 
 
+def test_a_label_names_the_passage_so_labelled_before_one_whose_title_and_heading_it_copies():
+    """A scene's first part is labelled "Session 10 · Pharast 27", the title and heading its sixth part is shown
+    under: the answer cited the first part and its chip opened the sixth, a combat log without the quote
+    (vault-kingmaker walk)."""
+    scene = [
+        Hit(Chunk("demo", "Session 10.md", i, text, name, heading="Pharast 27", session=10, title="Session 10"), 1, r)
+        for i, text, name, r in (
+            (5, "Round 7: a miss.", "Session 10 · Pharast 27 (6)", 1),
+            (0, "There we see Valerie tied up.", "Session 10 · Pharast 27", 2),
+        )
+    ]
+    assert scene[0].chunk.title_and_heading == scene[1].chunk.name
+    text, cites = check_citations("There we see Valerie tied up. [Session 10 · Pharast 27]", scene)
+    assert [c.chunk_id for c in cites] == [scene[1].chunk.id] and "⚠" not in text
+
+
 def test_uncited_sentences_get_the_passage_holding_most_of_their_words_and_only_that():
     mines = part("C1 Session 2 · The Mines", 0, "Herris warns them about the ankhegs below. He gives them a map.")
     deal = part("C1 Session 2 · A Deal", 1, "Nostoc offers 50 gold pieces for the missing miners.")
