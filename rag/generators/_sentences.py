@@ -71,8 +71,31 @@ def outline(hit: Hit) -> list[tuple[str, str]]:
 
 
 def answers(part: str) -> bool:
-    """A sentence that can answer: four words or more, and not a question (a question answers nothing)."""
-    return len(words(part)) >= MIN_WORDS and not part.rstrip("\"')").endswith("?")
+    """A sentence that can answer: four words or more, and not a question (a question answers nothing), unless
+    the question is one it tells (``tells_a_question``)."""
+    if len(words(part)) < MIN_WORDS:
+        return False
+    return not part.rstrip(_CLOSING).endswith("?") or tells_a_question(part)
+
+
+_CLOSING = "\"')”’"
+
+
+def tells_a_question(part: str) -> bool:
+    """The sentence ends in a question it quotes, introduced by a colon after words of its own that say what the
+    question is: 'there's a secret passphrase to get into the fort: "By the bloody bones of Saint Gilmorg, who wants
+    to know?"' tells the passphrase (vault-kingmaker walk), and was left unread as a question. Speech reported ('In a
+    moment of surprise, Syldor asks, "Oh?"', 'says her mother to her, "Which will you have…?"') still only asks: read,
+    it led a CRD3 answer with "Oh?"; so does a line that only names who asks ('Oleg: "Where did they go?"')."""
+    text = part.rstrip()
+    if text.endswith("”"):
+        opened = text.rfind("“")
+    elif text.endswith('"'):
+        opened = text.rfind('"', 0, len(text) - 1)
+    else:
+        return False
+    told, quoted = text[:opened], text[opened:]
+    return told.rstrip().endswith(":") and len(words(told)) >= MIN_WORDS and len(words(quoted)) >= MIN_WORDS
 
 
 def short_sentence(part: str) -> bool:
