@@ -15,7 +15,7 @@ from rag.embedders import Embedder
 from rag.errors import ChroniclerError, ConfigError, ModelUnavailableError
 from rag.generators import SYSTEM_PROMPT, build_context, build_messages, get_generator
 from rag.generators._reading import missing_detail
-from rag.generators._sentences import split_sentences
+from rag.generators._sentences import answers, split_sentences
 from rag.generators._unsaid import unsaid
 from rag.generators.extractive import ExtractiveGenerator
 from rag.models import Chunk, Hit
@@ -392,6 +392,9 @@ def test_openai_needs_a_key_or_a_server(monkeypatch):
         ),
         ("How many suns did Hou I shoot down?", "He shot down nine of the suns.", None),
         ("How many of the goblins did we kill?", "Grog kills the goblin chief.", "a number of goblins"),
+        # what is counted may do the asking's verb: "~3 months" counts no bandits (vault-kingmaker walk)
+        ("How many bandits came to the trading post?", "Bandits have been here for ~3 months.", "a number of bandits"),
+        ("How many bandits came to the trading post?", "4 bandits on horseback ride in.", None),
         # a wiki's footnote mark is no amount
         (
             "How many sessions have we played?",
@@ -1317,3 +1320,17 @@ def test_asked_in_the_party_s_voice_the_answer_quotes_the_story_not_the_evening_
     assert "Allura offers a substantial reward" in ours and "giveaway" not in ours
     theirs = answer_text(gen, "What reward does the giveaway have?", [show, story])
     assert "giveaway is an exclusive promo kit" in theirs
+
+
+def test_a_sentence_telling_a_quoted_question_is_read_and_a_question_is_not():
+    """'there's a secret passphrase to get into the fort: "By the bloody bones of Saint Gilmorg, who wants to
+    know?"' tells the passphrase, and was skipped as a question (vault-kingmaker walk)."""
+    told = (
+        'there\'s a secret passphrase to get into the fort: "By the bloody bones of Saint Gilmorg, who wants to know?"'
+    )
+    text = "does he know of any other bands? no, SL is pretty secretive. " + told + " NE shore of the tuskwater."
+    gen = ExtractiveGenerator(AnswerConfig(max_sentences=1), FakeEmbedder())
+    answer = answer_text(gen, "What's the passphrase to get into the fort?", [hit(text, 4, 7)])
+    assert "By the bloody bones of Saint Gilmorg" in answer
+    assert answers(told) and not answers('Oleg: "Where did they go?"') and not answers("Who killed the king?")
+    assert not answers('In a moment of surprise, Syldor asks, "Oh?"')  # speech reported still only asks

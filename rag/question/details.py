@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK
+from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK, STOPWORDS
 from rag.question.kinds import NAME_ENDS, WHY_NOUNS
 from rag.question.who import POSSESSIVE, may_be
 
@@ -86,9 +86,38 @@ class Attribute:
 
 def counted(question: str) -> str | None:
     """What a "How many …?" question counts, in its words: "How many healing potions did we buy?" → "healing
-    potions" (a sentence must say its last word, in either number); None for "How many were there?"."""
+    potions" (a sentence must say its last word, in either number); None for "How many were there?". What it counts
+    may also do the asking's verb: "How many bandits came to the trading post?" → "bandits" (``_counted_doing``)."""
     m = _COUNTED.search(question)
-    return m.group(1) if m else None
+    return m.group(1) if m else _counted_doing(question)
+
+
+_HOW_MANY = re.compile(r"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?", re.I)
+_WORD = re.compile(r"[a-z][\w'-]*", re.I)
+
+
+def _counted_doing(question: str) -> str | None:
+    """The counted nouns of a "How many …?" question whose counted things do its verb, the longest before a word
+    the dictionary knows as a verb: "How many bandits came…" → "bandits", "How many dwarf guards watch…" → "dwarf
+    guards". Without it, "3." led the answer from "bandits have been here for ~3 months" (vault-kingmaker walk)."""
+    m = _HOW_MANY.search(question)
+    if not m:
+        return None
+    after = _WORD.findall(question[m.end() :])[:4]
+    for k in range(min(3, len(after) - 1), 0, -1):
+        phrase, verb = after[:k], after[k].casefold()
+        if any(w.casefold() in STOPWORDS for w in phrase) or not may_be(phrase[-1].casefold(), "NOUN"):
+            continue
+        if verb not in STOPWORDS and _a_verb(verb):
+            return " ".join(phrase)
+    return None
+
+
+def _a_verb(word: str) -> bool:
+    """lemminflect's dictionary knows the word as a verb ("came", "attacked"); a word it does not know is none."""
+    from lemminflect import getAllLemmas
+
+    return "VERB" in getAllLemmas(word)
 
 
 def asked_attribute(question: str) -> Attribute | None:
