@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from rag.campaign.capitals import Capitals, cased_words
-from rag.names import STOPWORDS, is_a_word, one_letter_away, typed_without_capitals, without_marks
+from rag.names import STOPWORDS, is_a_word, is_noun, one_letter_away, typed_without_capitals, without_marks
 
+_NEXT_WORD = re.compile(r"\s+([a-z][\w'’-]*)")
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 _VOWELS = re.compile(r"[aeiouy]+")
 
@@ -37,7 +38,11 @@ def _beats(word: str) -> int:
 
 
 def _ends_apart(a: str, b: str) -> bool:
-    """Two words one letter apart only at their end: "Knight"/"Knights", "Blood"/"Bloom"."""
+    """Two words one letter apart only at their end: "Knight"/"Knights", "Blood"/"Bloom"; not a last letter typed
+    twice, the commonest slip ("Harshnagg" for the notes' Harshnag, vault-thread-pullers walk)."""
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    if len(longer) == len(shorter) + 1 and longer[:-1] == shorter and longer[-1] == shorter[-1]:
+        return False
     return a.startswith(b) or b.startswith(a) or a[:-1] == b[:-1]
 
 
@@ -80,6 +85,10 @@ class Spellings:
                 continue
             if key not in self.names and not (word[0].isupper() and i > 0 or uncapitalised and not is_a_word(key)):
                 continue
+            if key not in self.names and (owner := self.owner(key, text[m.end() :])):
+                said.add(owner)  # "Who is Haffyds father?": Haffyd's, its apostrophe not typed
+                out[word] = f"{owner.capitalize()}'s"
+                continue
             close = [w for w in one_letter_away(key) if w in self.names and w not in said and misspelt(key, w)]
             if key not in self.names:  # which the notes write most, of the names it may be
                 close += [w for w in self.sounds_alike(key) if w not in said and w not in close]
@@ -88,6 +97,16 @@ class Spellings:
                 said.add(other)
                 out[word] = other.capitalize()
         return out
+
+    def owner(self, key: str, after: str) -> str | None:
+        """The notes' name a word is when it is that name with an "s" typed on, as a possessive without its
+        apostrophe, before the thing owned: "Haffyds father" is Haffyd's (a chat is typed fast; read as typed, the
+        answer named someone else's father), "the Cimbers are" is no one's."""
+        name = key.removesuffix("s")
+        if name == key or name not in self.names or is_a_word(key):  # "Princess" is no Princes' own
+            return None
+        owned = _NEXT_WORD.match(after)
+        return name if owned and is_noun(owned.group(1)) else None
 
     def marked(self, key: str) -> str | None:
         """The notes' name that is ``key`` with other marks over its letters (``rag.names.without_marks``): "jurō" for

@@ -114,5 +114,7 @@ def respellings(spelt_as: dict[str, str], candidates: Iterable[Hit]) -> dict[str
     return {
         word: other
         for word, other in spelt_as.items()
-        if word.casefold() not in said and other.casefold() in said and not is_a_word(word.casefold())
+        if word.casefold() not in said
+        and all(w in said for w in norm_words(other))  # "Haffyd's": the name, and an "s" of any possessive
+        and not is_a_word(word.casefold())
     }
