@@ -37,9 +37,8 @@ def _cited(text: str, hits: list[Hit]) -> list[tuple[int, int, str, str | None, 
     it may mean)."""
     # each passage's own label before any title-and-heading: a scene's first part is named "Session 10 · Pharast
     # 27", which is also the title and heading of its sixth part, "Session 10 · Pharast 27 (6)"
-    shown = [shown_names(h) for h in hits]
-    names = [(n[0], h.chunk.id) for h, n in zip(hits, shown, strict=True)]
-    names += [(name, h.chunk.id) for h, n in zip(hits, shown, strict=True) for name in n[1:]]
+    shown = sorted(((i, name, h.chunk.id) for h in hits for i, name in enumerate(shown_names(h))), key=lambda x: x[0])
+    names = [(name, chunk_id) for _, name, chunk_id in shown]
     out = []
     for match in _BRACKET.finditer(text):
         whole = match.group(1).strip()  # "[Handout 3, p. 2]" is one label; "[Session 2, Session 3]" is two

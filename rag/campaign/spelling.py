@@ -27,7 +27,7 @@ from functools import cached_property
 from rag.campaign.capitals import Capitals, cased_words
 from rag.names import STOPWORDS, is_a_word, is_noun, one_letter_away, typed_without_capitals, without_marks
 
-_NEXT_WORD = re.compile(r"\s+([a-z][\w'’-]*)")
+_NEXT_WORD = re.compile(r"\s+([a-z][\w'’-]*)")  # the word after a name: what "Haffyds" may own
 MIN_LETTERS = 5  # shorter names one letter apart are often two names ("Dane", "Dana")
 _VOWELS = re.compile(r"[aeiouy]+")
 

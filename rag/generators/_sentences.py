@@ -70,15 +70,15 @@ def outline(hit: Hit) -> list[tuple[str, str]]:
     return out
 
 
+_CLOSING = "\"')”’"  # what may close a sentence after its question mark
+
+
 def answers(part: str) -> bool:
     """A sentence that can answer: four words or more, and not a question (a question answers nothing), unless
     the question is one it tells (``tells_a_question``)."""
     if len(words(part)) < MIN_WORDS:
         return False
     return not part.rstrip(_CLOSING).endswith("?") or tells_a_question(part)
-
-
-_CLOSING = "\"')”’"
 
 
 def tells_a_question(part: str) -> bool:

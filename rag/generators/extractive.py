@@ -12,7 +12,7 @@ missing from the best sentence, or the notes saying plainly that it is not known
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -453,21 +453,13 @@ def first_met(question: Question, scored: list[Sentence]) -> Sentence | None:
     vault-kingmaker walk). The party must be in the sentence: "…instructing him to meet with Varkanus" is another
     man's meeting; and the meeting told, not planned (``_PLANNED``: "we should talk to chief sootscale"). None when
     no passage read tells one: the lead then says "First named in"."""
-    wanted = [f" {norm(n)} " for n in question.names]
-    met = [
-        s
-        for s in scored
-        if s.hit.chunk.session is not None
-        and any(w in f" {norm(s.text)} " for w in wanted)
-        and _PARTY.search(s.text)
-        and any(not _PLANNED.search(s.text, 0, m.start()) for m in MEETS.finditer(s.text))
-        and short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None  # a scene of the story
-    ]
-    return min(
-        met,
-        key=lambda s: (s.hit.chunk.campaign_no or 0, s.hit.chunk.session, s.hit.chunk.position, s.order),
-        default=None,
-    )
+
+    def ours(s: Sentence) -> bool:
+        return bool(_PARTY.search(s.text)) and any(
+            not _PLANNED.search(s.text, 0, m.start()) for m in MEETS.finditer(s.text)
+        )
+
+    return earliest_naming(question, scored, ours)
 
 
 def named_before(question: Question, source: Sentence, scored: list[Sentence]) -> Sentence | None:
@@ -475,18 +467,25 @@ def named_before(question: Question, source: Sentence, scored: list[Sentence]) -
     lead's, when the lead can only say "First named in": the search offers the first passage that names them *and*
     says a meeting anywhere in it, and a lead that then says "First named in Session 9" is false when Session 7,
     also read, names them (vault-icbm walk: "When did we first meet Fabina?"; the People page said Session 7)."""
+    lead = (source.hit.chunk.campaign_no or 0, source.hit.chunk.session)
+    return earliest_naming(question, scored, lambda s: (s.hit.chunk.campaign_no or 0, s.hit.chunk.session) < lead)
+
+
+def earliest_naming(question: Question, scored: list[Sentence], keep: Callable[[Sentence], bool]) -> Sentence | None:
+    """In story order, the first sentence of a session's passage read that names whom the question asks about (the
+    whole name, as ``first_mention`` reads it), tells a scene of the story (``short_answer`` can lead from it) and
+    that ``keep`` takes; None when there is none."""
     wanted = [f" {norm(n)} " for n in question.names]
-    chunk = source.hit.chunk
-    named = [
+    found = [
         s
         for s in scored
         if s.hit.chunk.session is not None
-        and (s.hit.chunk.campaign_no or 0, s.hit.chunk.session) < (chunk.campaign_no or 0, chunk.session)
         and any(w in f" {norm(s.text)} " for w in wanted)
-        and short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None  # a scene of the story
+        and keep(s)
+        and short_answer(question, s.text, s.hit.chunk, s.previous, s.named) is not None
     ]
     return min(
-        named,
+        found,
         key=lambda s: (s.hit.chunk.campaign_no or 0, s.hit.chunk.session, s.hit.chunk.position, s.order),
         default=None,
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK, STOPWORDS
+from rag.names import AUXILIARIES, AUXILIARY_WORDS, OWNER_MARK, STOPWORDS, is_a_word
 from rag.question.kinds import NAME_ENDS, WHY_NOUNS
 from rag.question.who import POSSESSIVE, may_be
 
@@ -108,16 +108,9 @@ def _counted_doing(question: str) -> str | None:
         phrase, verb = after[:k], after[k].casefold()
         if any(w.casefold() in STOPWORDS for w in phrase) or not may_be(phrase[-1].casefold(), "NOUN"):
             continue
-        if verb not in STOPWORDS and _a_verb(verb):
+        if verb not in STOPWORDS and is_a_word(verb) and may_be(verb, "VERB"):  # a verb the dictionary knows
             return " ".join(phrase)
     return None
-
-
-def _a_verb(word: str) -> bool:
-    """lemminflect's dictionary knows the word as a verb ("came", "attacked"); a word it does not know is none."""
-    from lemminflect import getAllLemmas
-
-    return "VERB" in getAllLemmas(word)
 
 
 def asked_attribute(question: str) -> Attribute | None:
